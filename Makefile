@@ -1,0 +1,75 @@
+# gtr: read Go execution traces from the command line.
+# `make help` lists the targets.
+
+CC       ?= cc
+SHARED   ?= $(abspath ../shared)
+GO_DIR   ?= /opt/gtr-go
+GO_VERSIONS ?= 1.15 1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27
+BUILD    ?= build
+
+WARN     := -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototypes
+CSTD     := -std=c11 -D_GNU_SOURCE
+OPT      ?= -O2 -g
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -pthread $(EXTRA_CFLAGS)
+LDLIBS   := -pthread -lxxhash -luring
+
+LIB_SRC  := $(wildcard core/*.c io/*.c simd/*.c)
+LIB_SRC  := $(filter-out core/main.c,$(LIB_SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+
+.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan fuzz help clean
+
+all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
+
+$(BUILD)/%.o: %.c $(wildcard core/*.h io/*.h simd/*.h) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libgtr.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/gtr: $(BUILD)/core/main.o $(BUILD)/libgtr.a
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libgtr.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I. -o $@ $< $(BUILD)/libgtr.a $(LDLIBS) -lcriterion
+
+RUN_TRACE ?= corpora/traces/greedy-go1.26.trace
+
+run: deps all ## build, then run gtr on a bundled trace
+	$(BUILD)/gtr footprint $(RUN_TRACE)
+	$(BUILD)/gtr dump --stacks $(RUN_TRACE) | head -n 40
+
+deps: ## install the Debian packages gtr builds with, when missing
+	@tests/deps.sh
+
+go: ## install the Go toolchains the tests use as oracles (into GO_DIR)
+	@tests/go.sh "$(SHARED)" "$(GO_DIR)" $(GO_VERSIONS)
+
+test: deps go ## build and run every test: unit, differential, CLI
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) tests/run.sh $(TEST_BIN)
+
+corpora: go ## run the corpus programs under every Go toolchain, writing corpora/traces
+	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)
+
+asan: ## run the tests under AddressSanitizer (+ leak checks)
+	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		EXTRA_CFLAGS="-fsanitize=address -fno-sanitize-recover=all"
+
+ubsan: ## run the tests under UndefinedBehaviorSanitizer
+	$(MAKE) test BUILD=build-ubsan OPT="-O1 -g" \
+		EXTRA_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all"
+
+tsan: ## run the tests under ThreadSanitizer
+	$(MAKE) test BUILD=build-tsan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread"
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+
+clean: ## remove build outputs
+	rm -rf build build-asan build-ubsan build-tsan

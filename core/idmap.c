@@ -1,0 +1,106 @@
+/* core/idmap.c */
+#include "idmap.h"
+#include "error.h"
+
+#include <stdlib.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+typedef struct slot {
+	uint64_t table, id, value;
+	uint64_t used;
+} slot;
+
+struct gtr_idmap {
+	slot *slots;
+	size_t cap; /* power of two */
+	size_t count;
+};
+
+gtr_idmap *gtr_idmap_create(void)
+{
+	gtr_idmap *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->cap = 64;
+	m->slots = calloc(m->cap, sizeof *m->slots);
+	if (!m->slots) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void gtr_idmap_free(gtr_idmap *m)
+{
+	if (!m)
+		return;
+	free(m->slots);
+	free(m);
+}
+
+static size_t hash(uint64_t table, uint64_t id)
+{
+	uint64_t k[2] = {table, id};
+	return (size_t)XXH3_64bits(k, sizeof k);
+}
+
+static slot *find(const gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = hash(table, id) & mask;; i = (i + 1) & mask) {
+		slot *s = &m->slots[i];
+		if (!s->used || (s->table == table && s->id == id))
+			return s;
+	}
+}
+
+static int grow(gtr_idmap *m)
+{
+	size_t ncap = m->cap * 2;
+	slot *ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return GTR_E_NOMEM;
+	slot *old = m->slots;
+	size_t ocap = m->cap;
+	m->slots = ns;
+	m->cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].used)
+			*find(m, old[i].table, old[i].id) = old[i];
+	free(old);
+	return 0;
+}
+
+int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return GTR_E_NOMEM;
+	slot *s = find(m, table, id);
+	int existed = (int)s->used;
+	s->table = table;
+	s->id = id;
+	s->value = value;
+	s->used = 1;
+	m->count += !existed;
+	return existed;
+}
+
+int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value)
+{
+	const slot *s = find(m, table, id);
+	if (!s->used)
+		return 0;
+	*value = s->value;
+	return 1;
+}
+
+size_t gtr_idmap_count(const gtr_idmap *m)
+{
+	return m->count;
+}
+
+size_t gtr_idmap_bytes(const gtr_idmap *m)
+{
+	return m->cap * sizeof(slot);
+}

@@ -1,0 +1,77 @@
+/* simd/isa.c: CPU feature detection and kernel dispatch. */
+#include "isa.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+static uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+gtr_isa gtr_isa_detect(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return GTR_ISA_SCALAR;
+	int sse41 = (c >> 19) & 1;
+	int osxsave = (c >> 27) & 1;
+	int avx = (c >> 28) & 1;
+	if (!sse41)
+		return GTR_ISA_SCALAR;
+	/* Wide registers are usable only if the OS saves them (XCR0). */
+	uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+	int ymm_ok = avx && (xcr0 & 0x6) == 0x6;
+	int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return GTR_ISA_SSE4;
+	int avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
+	int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1;
+	if (zmm_ok && avx512f && avx512bw && bmi2)
+		return GTR_ISA_AVX512;
+	if (ymm_ok && avx2 && bmi2)
+		return GTR_ISA_AVX2;
+	return GTR_ISA_SSE4;
+}
+#else
+gtr_isa gtr_isa_detect(void)
+{
+	return GTR_ISA_SCALAR;
+}
+#endif
+
+static const char *const isa_names[GTR_ISA_COUNT] = {"scalar", "sse4", "avx2", "avx512"};
+
+const char *gtr_isa_name(gtr_isa isa)
+{
+	return (unsigned)isa < GTR_ISA_COUNT ? isa_names[isa] : "?";
+}
+
+int gtr_kernels_init(gtr_kernels *k, const char *force)
+{
+	gtr_isa best = gtr_isa_detect();
+	gtr_isa want = best;
+	if (force && *force) {
+		int found = 0;
+		for (int i = 0; i < GTR_ISA_COUNT; i++) {
+			if (strcmp(force, isa_names[i]) == 0) {
+				want = (gtr_isa)i;
+				found = 1;
+			}
+		}
+		if (!found || want > best)
+			return -1;
+	}
+	/* Only the scalar reference exists so far: the wider paths slot in
+	 * here, and until they do every request is served (and reported) as
+	 * scalar. */
+	(void)want;
+	k->isa = GTR_ISA_SCALAR;
+	k->uvarint_skip = gtr_uvarint_skip_scalar;
+	k->uvarint_decode_n = gtr_uvarint_decode_n_scalar;
+	return 0;
+}

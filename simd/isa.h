@@ -1,0 +1,41 @@
+/*
+ * simd/isa.h: the table of kernels, chosen once at start-up.
+ *
+ * The choice lives in a gtr_kernels value that the caller owns and
+ * passes down; there is no global. GTR_ISA=scalar|sse4|avx2|avx512
+ * forces a path (for tests and benchmarks); a forced path the CPU
+ * cannot run is refused rather than silently replaced.
+ */
+#ifndef GTR_SIMD_ISA_H
+#define GTR_SIMD_ISA_H
+
+#include "uvarint.h"
+
+typedef enum gtr_isa {
+	GTR_ISA_SCALAR = 0,
+	GTR_ISA_SSE4,
+	GTR_ISA_AVX2,
+	GTR_ISA_AVX512,
+	GTR_ISA_COUNT
+} gtr_isa;
+
+typedef struct gtr_kernels {
+	gtr_isa isa;
+	gtr_uvarint_skip_fn uvarint_skip;
+	gtr_uvarint_decode_n_fn uvarint_decode_n;
+} gtr_kernels;
+
+/* Name of an ISA as GTR_ISA spells it. */
+const char *gtr_isa_name(gtr_isa isa);
+
+/* Best ISA that both the CPU and the OS support. */
+gtr_isa gtr_isa_detect(void);
+
+/*
+ * Fills *k for the ISA named by `force` (NULL or "" means the best one
+ * detected). Returns 0, or -1 when `force` names an unknown ISA or one
+ * this machine cannot run.
+ */
+int gtr_kernels_init(gtr_kernels *k, const char *force);
+
+#endif

@@ -1,0 +1,31 @@
+/* simd/uvarint.c: scalar reference kernels. */
+#include "uvarint.h"
+
+ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n)
+{
+	const uint8_t *q = p;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		int k = gtr_uvarint_decode(q, end, &v);
+		if (k == GTR_UVARINT_SHORT)
+			return GTR_UVARINT_SKIP_SHORT;
+		if (k < 0)
+			return k;
+		q += k;
+	}
+	return q - p;
+}
+
+ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n)
+{
+	const uint8_t *q = p;
+	for (size_t i = 0; i < n; i++) {
+		int k = gtr_uvarint_decode(q, end, &out[i]);
+		if (k == GTR_UVARINT_SHORT)
+			return GTR_UVARINT_SKIP_SHORT;
+		if (k < 0)
+			return k;
+		q += k;
+	}
+	return q - p;
+}

@@ -1,0 +1,67 @@
+/*
+ * simd/uvarint.h: unsigned LEB128 ("uvarint") decoding kernels.
+ *
+ * Pure functions over byte buffers: no allocation, no threads, no I/O.
+ * The scalar kernel is the reference; every other path must agree with
+ * it byte for byte. Kernels never read past `end`: callers hand in the
+ * real end of their buffer, and the bulk paths stop GTR_PAD bytes short
+ * of it so that the tail is always finished by scalar code.
+ */
+#ifndef GTR_SIMD_UVARINT_H
+#define GTR_SIMD_UVARINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes a wide kernel may look at beyond the varint it decodes. */
+#define GTR_PAD 64
+
+/* Longest valid encoding of a 64-bit value. */
+#define GTR_UVARINT_MAX 10
+
+/* Status of one decode: > 0 is the number of bytes consumed. */
+enum {
+	GTR_UVARINT_SHORT = 0,     /* the buffer ends inside the varint */
+	GTR_UVARINT_OVERFLOW = -1, /* longer than 10 bytes or > 64 bits */
+};
+
+/*
+ * Decodes one uvarint at p, never reading at or past end. Returns the
+ * number of bytes consumed (1..10), GTR_UVARINT_SHORT or
+ * GTR_UVARINT_OVERFLOW. *v is written only on success.
+ */
+static inline int gtr_uvarint_decode(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	int shift = 0;
+	for (int i = 0; i < GTR_UVARINT_MAX; i++) {
+		if (p + i >= end)
+			return GTR_UVARINT_SHORT;
+		uint8_t b = p[i];
+		if (i == GTR_UVARINT_MAX - 1 && b > 1)
+			return GTR_UVARINT_OVERFLOW;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			return i + 1;
+		}
+		shift += 7;
+	}
+	return GTR_UVARINT_OVERFLOW;
+}
+
+/*
+ * Skips n uvarints starting at p without decoding them. Returns the
+ * number of bytes skipped, or a negative GTR_UVARINT_* status (SHORT is
+ * returned as -2 here so that 0 stays a valid length for n == 0).
+ */
+#define GTR_UVARINT_SKIP_SHORT (-2)
+typedef ptrdiff_t (*gtr_uvarint_skip_fn)(const uint8_t *p, const uint8_t *end, size_t n);
+
+/* Decodes up to n uvarints into out; same contract as the skip kernel. */
+typedef ptrdiff_t (*gtr_uvarint_decode_n_fn)(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+
+ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n);
+ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+
+#endif
