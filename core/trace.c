@@ -12,6 +12,8 @@ int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr
 		return gtr_error_set(err, GTR_E_GZIP, 0,
 				     "the input is gzip-compressed; decompress it first (gunzip)");
 	static const char magic[] = "go 1.";
+	if (n == 0)
+		return gtr_error_set(err, GTR_E_NOTTRACE, 0, "empty input: not a Go execution trace");
 	size_t i = 0;
 	for (; i < 5; i++) {
 		if (i >= n)

@@ -1,0 +1,35 @@
+/*
+ * core/report.h: the text reports over an opened trace.
+ *
+ * Each report writes to a gtr_out and returns 0 or a negative
+ * gtr_errcode with *err filled; none of them prints errors itself.
+ */
+#ifndef GTR_CORE_REPORT_H
+#define GTR_CORE_REPORT_H
+
+#include <stdint.h>
+
+#include "trace.h"
+#include "../io/out.h"
+
+/* Per event type count and bytes, in the layout of go tool trace -d=footprint. */
+int gtr_report_footprint(const gtr_trace *t, gtr_out *o, gtr_error *err);
+
+typedef struct gtr_dump_opts {
+	int stacks;        /* print each event's stack, a frame a line */
+	int transitions;   /* print state transitions instead of events */
+	int64_t goid;      /* only this goroutine; -1 for all */
+	uint64_t from, to; /* only events with from <= ts <= to */
+} gtr_dump_opts;
+
+/* Every event (or transition) in time order, one line each. Streams. */
+int gtr_report_dump(const gtr_trace *t, const gtr_dump_opts *opts, gtr_out *o, gtr_error *err);
+
+/* Writes s quoted, with \" \\ and \xNN escapes for what is not printable. */
+void gtr_out_quoted(gtr_out *o, gtr_str s);
+
+/* Writes one stack, a "\tfunc file:line" line per frame. */
+int gtr_report_stack(const gtr_trace *t, uint32_t table, uint64_t stack, gtr_out *o,
+		     gtr_error *err);
+
+#endif

@@ -1,0 +1,100 @@
+// Command gcpressure writes an execution trace dominated by the garbage
+// collector: goroutines allocate quickly and keep part of what they
+// allocate alive, so the heap reaches its goal again and again and the
+// collector runs several cycles, some of them forced with runtime.GC.
+//
+// While a cycle is marking, a goroutine that allocates faster than the
+// background workers can mark is made to help (a mark assist), so the
+// trace shows assists, GC worker goroutines on the processors, the
+// stop-the-world phases at the start and end of each cycle, and the heap
+// size and goal moving.
+//
+// Usage: gcpressure TRACEFILE
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/trace"
+	"sync"
+)
+
+const (
+	allocators = 4        // allocating goroutines
+	allocs     = 6000     // allocations per goroutine
+	retained   = 512      // live objects kept by each goroutine
+	objectSize = 4 << 10  // bytes per allocation
+	forcedGCs  = 2        // extra collections forced while allocating
+)
+
+// node is a small pointer-rich object, so that marking has pointers to
+// follow and not just flat byte slices to skip.
+type node struct {
+	next    *node
+	payload []byte
+}
+
+// allocate builds short linked lists of nodes and keeps only a ring of
+// recent ones alive: most allocations become garbage at once, but the
+// retained ring keeps the live heap, and so the work of each mark phase,
+// from being trivial.
+func allocate(seed int) int {
+	ring := make([]*node, retained)
+	sum := 0
+	for i := 0; i < allocs; i++ {
+		n := &node{payload: make([]byte, objectSize)}
+		n.payload[0] = byte(seed + i)
+		if prev := ring[(i+retained-1)%retained]; prev != nil && i%4 != 0 {
+			n.next = prev
+		}
+		ring[i%retained] = n
+		sum += int(n.payload[0])
+	}
+	return sum
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: gcpressure TRACEFILE")
+		os.Exit(2)
+	}
+	f, err := os.Create(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gcpressure:", err)
+		os.Exit(1)
+	}
+	if err := trace.Start(f); err != nil {
+		fmt.Fprintln(os.Stderr, "gcpressure:", err)
+		os.Exit(1)
+	}
+
+	var wg sync.WaitGroup
+	results := make([]int, allocators)
+	for i := 0; i < allocators; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = allocate(i)
+		}(i)
+	}
+	// Forced collections start while the allocators are running, on top
+	// of the cycles their allocation triggers.
+	for i := 0; i < forcedGCs; i++ {
+		runtime.GC()
+	}
+	wg.Wait()
+	runtime.GC()
+
+	trace.Stop()
+	if err := f.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "gcpressure:", err)
+		os.Exit(1)
+	}
+	total := 0
+	for _, r := range results {
+		total += r
+	}
+	// Printing the total keeps the allocations from being optimised away.
+	fmt.Fprintln(os.Stderr, "gcpressure: checksum", total)
+}
