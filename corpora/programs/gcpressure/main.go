@@ -21,11 +21,11 @@ import (
 )
 
 const (
-	allocators = 4        // allocating goroutines
-	allocs     = 6000     // allocations per goroutine
-	retained   = 512      // live objects kept by each goroutine
-	objectSize = 4 << 10  // bytes per allocation
-	forcedGCs  = 2        // extra collections forced while allocating
+	allocators = 4       // allocating goroutines
+	allocs     = 6000    // allocations per goroutine
+	retained   = 512     // live objects kept by each goroutine
+	objectSize = 4 << 10 // bytes per allocation
+	forcedGCs  = 2       // extra collections forced while allocating
 )
 
 // node is a small pointer-rich object, so that marking has pointers to

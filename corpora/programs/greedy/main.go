@@ -25,9 +25,9 @@ import (
 )
 
 const (
-	rounds     = 3       // each round starts a fresh set of spinners
+	rounds     = 4       // each round starts a fresh set of spinners
 	spinners   = 3       // more spinners than the default GOMAXPROCS=2 of the corpus
-	shortLived = 24      // short-lived goroutines started beside the spinners per round
+	shortLived = 32      // short-lived goroutines started beside the spinners per round
 	spinIters  = 4000000 // iterations per spinner: a few ms of pure computation
 	shortIters = 2000    // iterations per short-lived goroutine: a few microseconds
 )

@@ -28,10 +28,10 @@ import (
 )
 
 const (
-	fileChunks = 32        // writes to the temporary file
-	chunkSize  = 16 << 10  // bytes per write
-	messages   = 40        // request/reply exchanges per client
-	clients    = 2         // concurrent TCP clients
+	fileChunks = 32       // writes to the temporary file
+	chunkSize  = 16 << 10 // bytes per write
+	messages   = 40       // request/reply exchanges per client
+	clients    = 2        // concurrent TCP clients
 )
 
 // fileRoundTrip exercises create, write, fsync, seek, read, close and

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tests/cli.sh GTR TRACE...
+#
+# The command line as a user meets it: bad input of every kind gets exit
+# status 1 and one line on stderr naming the problem and the byte offset;
+# usage mistakes get status 2; good traces give output and status 0.
+# The TRACE arguments are real corpus traces to cut up.
+set -uo pipefail
+gtr=$1
+shift
+tmp=${TMPDIR:-/tmp}/gtr-clitest.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+# expect STATUS PATTERN NAME -- CMD...: status, one stderr line matching PATTERN.
+expect() {
+	local want=$1 pat=$2 name=$3
+	shift 4
+	timeout 20 "$@" >"$tmp/out" 2>"$tmp/err"
+	local st=$?
+	if [ $st -ne "$want" ]; then
+		bad "$name: exit status $st, want $want ($(head -c 200 "$tmp/err"))"
+		return
+	fi
+	if [ "$want" -eq 1 ]; then
+		local lines
+		lines=$(wc -l <"$tmp/err")
+		if [ "$lines" -ne 1 ]; then
+			bad "$name: $lines lines on stderr, want 1"
+			return
+		fi
+		if ! grep -Eq "$pat" "$tmp/err"; then
+			bad "$name: stderr [$(cat "$tmp/err")] does not match /$pat/"
+			return
+		fi
+	fi
+	ok
+}
+
+printf 'hello, this is not a trace at all\n' >"$tmp/text"
+: >"$tmp/empty"
+printf 'go 1.99 trace\0\0\0' >"$tmp/v99"
+printf 'go 1.26 tr' >"$tmp/shorthdr"
+expect 1 'at byte [0-9]+: not a Go execution trace' "text file" -- "$gtr" dump "$tmp/text"
+expect 1 'at byte 0: empty input' "empty file" -- "$gtr" dump "$tmp/empty"
+expect 1 'empty input' "/dev/null" -- "$gtr" footprint /dev/null
+expect 1 'Is a directory' "directory" -- "$gtr" dump "$tmp"
+expect 1 'No such file' "missing file" -- "$gtr" dump "$tmp/nope"
+expect 1 'go 1\.99.*go 1\.26' "unknown version" -- "$gtr" dump "$tmp/v99"
+expect 1 'truncated' "cut header" -- "$gtr" dump "$tmp/shorthdr"
+expect 2 '' "no command" -- "$gtr"
+expect 2 '' "unknown command" -- "$gtr" frobnicate x
+expect 2 '' "unknown flag" -- "$gtr" dump --frob x
+expect 2 '' "no file" -- "$gtr" dump
+expect 2 '' "bad -g" -- "$gtr" dump -g x y
+expect 2 '' "bad --from" -- "$gtr" dump --from 5parsecs y
+expect 0 '' "help" -- "$gtr" --help
+expect 0 '' "dump help" -- "$gtr" dump --help
+expect 0 '' "version" -- "$gtr" --version
+
+for f in "$@"; do
+	name=$(basename "$f")
+	gzip -c "$f" >"$tmp/gz"
+	expect 1 'at byte 0: .*gzip' "$name gzipped" -- "$gtr" dump "$tmp/gz"
+	expect 0 '' "$name footprint" -- "$gtr" footprint "$f"
+	expect 0 '' "$name dump --stacks" -- "$gtr" dump --stacks "$f"
+	expect 0 '' "$name dump --transitions" -- "$gtr" dump --transitions "$f"
+	expect 0 '' "$name from stdin" -- sh -c "'$gtr' footprint - < '$f'"
+	expect 0 '' "$name --io=read" -- "$gtr" footprint --io=read "$f"
+	cmp -s <("$gtr" dump "$f" 2>&1) <("$gtr" dump - <"$f" 2>&1) && ok || bad "$name: dump of stdin differs from dump of the file"
+	# The filters: every line of -g N mentions N; --from/--to bound the times.
+	g=$("$gtr" dump "$f" | awk '$4 ~ /^G=[0-9]/ { print substr($4, 3); exit }')
+	if [ -n "$g" ]; then
+		"$gtr" dump -g "$g" "$f" | awk -v g="$g" '$4 != "G=" g && $0 !~ (" g=" g "( |$)") { bad = 1 } END { exit bad }' &&
+			ok || bad "$name: dump -g $g printed other goroutines' events"
+	fi
+	"$gtr" dump --from 1ms --to 2ms "$f" | awk '$1 < 1000000 || $1 > 2000000 { bad = 1 } END { exit bad }' &&
+		ok || bad "$name: dump --from 1ms --to 2ms printed times outside the window"
+	# Truncated anywhere: status 0 is not allowed unless the cut is at a
+	# boundary the format cannot tell apart; never a crash, always one line.
+	size=$(stat -c %s "$f")
+	for cut in 17 20 33 64 100 $((size / 3)) $((size / 2)) $((size - 7)) $((size - 1)); do
+		[ "$cut" -lt "$size" ] || continue
+		head -c "$cut" "$f" >"$tmp/cut"
+		timeout 20 "$gtr" dump "$tmp/cut" >/dev/null 2>"$tmp/err"
+		st=$?
+		if [ $st -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'at byte [0-9]' "$tmp/err"; then
+			bad "$name cut at $cut: status $st, stderr [$(head -c 200 "$tmp/err")]"
+		else
+			ok
+		fi
+	done
+done
+echo "clitest: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# tests/run.sh TEST_BINARY...
+#
+# Runs every test of `make test`: the Criterion unit tests given as
+# arguments, the CLI tests, and the differential tests against Go's own
+# trace readers over corpora/traces and the Go test traces that the
+# installed toolchains ship. Ends with one "N passed, N failed" line.
+set -uo pipefail
+BUILD=${BUILD:-build}
+GO_DIR=${GO_DIR:-/opt/gtr-go}
+export GTR_ROOT=$PWD GTR_GO_DIR=$GO_DIR
+gtr=$BUILD/gtr
+pass=0 fail=0
+log=${TMPDIR:-/tmp}/gtr-test.$$.log
+trap 'rm -f "$log"' EXIT
+
+tally() { # runs a suite, adds its "N passed, N failed" line to the totals
+	local name=$1
+	shift
+	echo "== $name"
+	"$@" 2>&1 | tee "$log" | grep -v '^ok '
+	local st=${PIPESTATUS[0]}
+	local line
+	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	if [ -n "$line" ]; then
+		pass=$((pass + $(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')))
+		fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+	fi
+	# A suite that failed without saying how many counts as one failure.
+	if [ "$st" -ne 0 ] && ! grep -qE '[1-9][0-9]* failed' <<<"$line"; then
+		fail=$((fail + 1))
+	fi
+}
+
+for t in "$@"; do
+	# Criterion closes with "Synthesis: Tested: N | Passing: N | Failing: N | Crashing: N".
+	echo "== $(basename "$t")"
+	"$t" --jobs 2 >"$log" 2>&1
+	st=$?
+	grep -v '^\[----\]\|^\[====\] Running' "$log" | tail -n 20
+	s=$(grep -E 'Synthesis: Tested' "$log" | tail -1)
+	if [ -n "$s" ]; then
+		pass=$((pass + $(echo "$s" | sed -E 's/.*Passing: ([0-9]+).*/\1/')))
+		fail=$((fail + $(echo "$s" | sed -E 's/.*Failing: ([0-9]+) \| Crashing: ([0-9]+).*/\1 \2/' | awk '{ print $1 + $2 }')))
+	fi
+	if [ $st -ne 0 ] && ! grep -qE 'Failing: [1-9]|Crashing: [1-9]' <<<"$s"; then
+		fail=$((fail + 1))
+	fi
+done
+
+corpus=()
+for f in corpora/traces/*.trace; do [ -e "$f" ] && corpus+=("$f"); done
+gotraces=()
+for f in "$GO_DIR"/go-1.15/src/internal/trace/testdata/*_good \
+	"$GO_DIR"/go-1.27/src/internal/trace/internal/tracev1/testdata/*_good; do
+	[ -e "$f" ] && gotraces+=("$f")
+done
+small=()
+for f in corpora/traces/churn-go1.15.trace corpora/traces/churn-go1.21.trace \
+	corpora/traces/churn-go1.22.trace corpora/traces/churn-go1.26.trace; do
+	[ -e "$f" ] && small+=("$f")
+done
+
+tally cli tests/cli.sh "$gtr" "${small[@]}"
+tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
