@@ -13,7 +13,7 @@
 
 #define GTR_VERSION_STRING "0.1.0"
 
-enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2 };
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_THRESHOLD = 3 };
 
 static const char usage_main[] =
 	"usage: gtr COMMAND [flags] FILE\n"
@@ -24,10 +24,13 @@ static const char usage_main[] =
 	"commands:\n"
 	"  footprint FILE   count and bytes of each event type\n"
 	"  dump FILE        every event, one line each, in time order\n"
+	"  greedy FILE      the longest on-processor slices, the Tmax_stw estimate and\n"
+	"                   the measured stop-the-world pauses (alias: diagreedy)\n"
 	"\n"
 	"Run 'gtr COMMAND --help' for a command's flags.\n"
 	"\n"
-	"exit status: 0 ok, 1 error (bad or unreadable trace), 2 usage\n";
+	"exit status: 0 ok, 1 error (bad or unreadable trace), 2 usage,\n"
+	"             3 a --fail-over or --stw-fail-over threshold was exceeded\n";
 
 static const char usage_footprint[] =
 	"usage: gtr footprint [flags] FILE\n"
@@ -53,6 +56,25 @@ static const char usage_dump[] =
 	"  --from T         only events at or after T (ns, or with a unit: 1.5ms, 2s)\n"
 	"  --to T           only events at or before T\n"
 	"  --io=mmap|read   how to read FILE (default: mmap for files)\n";
+
+static const char usage_greedy[] =
+	"usage: gtr greedy [flags] FILE      (also: gtr diagreedy)\n"
+	"\n"
+	"The N longest on-processor slices of the trace (a slice: a goroutine\n"
+	"running on a P until it stops, blocks, yields, is preempted, enters a\n"
+	"syscall or exits), with goroutine, P, times, how each ended, the\n"
+	"goroutine's function, its recent events and the stacks where it started\n"
+	"and stopped; the estimate Tmax_stw = the sum of the top GOMAXPROCS\n"
+	"slices; and the stop-the-world pauses the trace recorded, each with the\n"
+	"goroutines it had to wait for and the one that stopped last.\n"
+	"\n"
+	"flags:\n"
+	"  -n N                 how many slices and pauses to list (default 10)\n"
+	"  --json               the same content as JSON (schema in README.md)\n"
+	"  --depth N            at most N frames per stack (default: all)\n"
+	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
+	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
+	"  --io=mmap|read       how to read FILE (default: mmap for files)\n";
 
 static void say(const char *fmt, const char *a, const char *b)
 {
@@ -169,12 +191,70 @@ static int finish(const char *path, int rc, gtr_error *err, gtr_out *o)
 	return EXIT_OK;
 }
 
-static int cmd_footprint_or_dump(args *a, int dump)
+static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 {
+	if (ns < 1000)
+		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, cap, "%.1fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, cap, "%.3fms", (double)ns / 1e6);
+	else
+		snprintf(buf, cap, "%.3fs", (double)ns / 1e9);
+}
+
+/* Exit status 3, with one line saying why, when a limit is exceeded. */
+static int check_thresholds(const gtr_greedy *g, int have_fail, uint64_t fail_over,
+			    int have_stw_fail, uint64_t stw_fail_over)
+{
+	char a[32], b[32];
+	if (have_fail && g->ntop && gtr_slice_dur(&g->top[0]) > fail_over) {
+		fmt_ns(a, sizeof a, gtr_slice_dur(&g->top[0]));
+		fmt_ns(b, sizeof b, fail_over);
+		fprintf(stderr, "gtr: threshold exceeded: G%lld ran %s without leaving its P (--fail-over %s)\n",
+			(long long)g->top[0].g, a, b);
+		return EXIT_THRESHOLD;
+	}
+	if (have_stw_fail) {
+		const gtr_stw *worst = NULL;
+		for (size_t i = 0; i < g->nstw; i++)
+			if (!worst || g->stw[i].end - g->stw[i].start > worst->end - worst->start)
+				worst = &g->stw[i];
+		if (worst && worst->end - worst->start > stw_fail_over) {
+			fmt_ns(a, sizeof a, worst->end - worst->start);
+			fmt_ns(b, sizeof b, stw_fail_over);
+			fprintf(stderr, "gtr: threshold exceeded: a %.*s pause lasted %s (--stw-fail-over %s)\n",
+				(int)worst->kind.n, worst->kind.p, a, b);
+			return EXIT_THRESHOLD;
+		}
+	}
+	return EXIT_OK;
+}
+
+enum { CMD_FOOTPRINT, CMD_DUMP, CMD_GREEDY };
+
+static int parse_count(const char *val, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(val, &end, 10);
+	if (*val == 0 || *end || errno || v == 0 || v > 1000000 || *val == '-')
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int run_command(args *a, int cmd)
+{
+	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
+	gtr_greedy_report_opts gopts = {.json = 0};
+	size_t top = 10;
+	uint64_t fail_over = 0, stw_fail_over = 0;
+	int have_fail = 0, have_stw_fail = 0;
 	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX};
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *path = NULL;
-	const char *usage = dump ? usage_dump : usage_footprint;
+	const char *usage = dump ? usage_dump : greedy ? usage_greedy : usage_footprint;
 	for (; a->i < a->argc; a->i++) {
 		const char *arg = a->argv[a->i], *val = NULL;
 		int m;
@@ -188,6 +268,30 @@ static int cmd_footprint_or_dump(args *a, int dump)
 				return EXIT_USAGE;
 			}
 			io = strcmp(val, "mmap") == 0 ? GTR_IO_MMAP : GTR_IO_READ;
+			continue;
+		}
+		if (greedy && strcmp(arg, "--json") == 0) {
+			gopts.json = 1;
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "-n", &val)) != 0 ||
+			       (m = flag_value(a, "--depth", &val)) != 0)) {
+			int n = arg[1] == 'n';
+			if (m < 0 || parse_count(val, n ? &top : &gopts.stack_depth) < 0) {
+				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "--fail-over", &val)) != 0 ||
+			       (m = flag_value(a, "--stw-fail-over", &val)) != 0)) {
+			int stw = strncmp(arg, "--stw", 5) == 0;
+			if (m < 0 || parse_duration(val, stw ? &stw_fail_over : &fail_over) < 0) {
+				say("greedy: %s takes a duration such as 500us, 10ms or 1s%s",
+				    stw ? "--stw-fail-over" : "--fail-over", "");
+				return EXIT_USAGE;
+			}
+			*(stw ? &have_stw_fail : &have_fail) = 1;
 			continue;
 		}
 		if (dump && strcmp(arg, "--stacks") == 0) {
@@ -242,9 +346,22 @@ static int cmd_footprint_or_dump(args *a, int dump)
 	gtr_out_init(&o, STDOUT_FILENO);
 	gtr_error err;
 	gtr_error_clear(&err);
-	int rc = dump ? gtr_report_dump(op.trace, &d, &o, &err)
-		      : gtr_report_footprint(op.trace, &o, &err);
+	int rc;
+	gtr_greedy *g = NULL;
+	if (greedy) {
+		gopts.file = path;
+		rc = gtr_greedy_run(op.trace, top, &g, &err);
+		if (rc == 0)
+			rc = gtr_report_greedy(op.trace, g, &gopts, &o, &err);
+	} else if (dump) {
+		rc = gtr_report_dump(op.trace, &d, &o, &err);
+	} else {
+		rc = gtr_report_footprint(op.trace, &o, &err);
+	}
 	st = finish(path, rc, &err, &o);
+	if (st == EXIT_OK && g)
+		st = check_thresholds(g, have_fail, fail_over, have_stw_fail, stw_fail_over);
+	gtr_greedy_free(g);
 	close_trace(&op);
 	return st;
 }
@@ -268,9 +385,11 @@ int gtr_cli_main(int argc, char **argv)
 	}
 	args a = {.argc = argc, .argv = argv, .i = 2, .cmd = cmd};
 	if (strcmp(cmd, "footprint") == 0)
-		return cmd_footprint_or_dump(&a, 0);
+		return run_command(&a, CMD_FOOTPRINT);
 	if (strcmp(cmd, "dump") == 0)
-		return cmd_footprint_or_dump(&a, 1);
+		return run_command(&a, CMD_DUMP);
+	if (strcmp(cmd, "greedy") == 0 || strcmp(cmd, "diagreedy") == 0)
+		return run_command(&a, CMD_GREEDY);
 	say("unknown command %s%s", cmd, "");
 	fputs(usage_main, stderr);
 	return EXIT_USAGE;

@@ -32,4 +32,23 @@ void gtr_out_quoted(gtr_out *o, gtr_str s);
 int gtr_report_stack(const gtr_trace *t, uint32_t table, uint64_t stack, gtr_out *o,
 		     gtr_error *err);
 
+
+
+/* Writes s as a JSON string literal. */
+void gtr_out_json_str(gtr_out *o, gtr_str s);
+
+/* Writes a duration for people: "950 ns", "120.5 µs", "7.486 ms", "1.234 s". */
+void gtr_out_dur(gtr_out *o, uint64_t ns);
+
+#include "greedy.h"
+
+typedef struct gtr_greedy_report_opts {
+	const char *file; /* shown in the header */
+	int json;
+	size_t stack_depth; /* frames per stack; 0 for all */
+} gtr_greedy_report_opts;
+
+/* The greedy report, as text in the proposal's layout or as JSON. */
+int gtr_report_greedy(const gtr_trace *t, const gtr_greedy *g, const gtr_greedy_report_opts *opts,
+		      gtr_out *o, gtr_error *err);
 #endif

@@ -1,0 +1,421 @@
+/* core/greedy.c: slices, the top-N heap, Tmax_stw and the measured pauses. */
+#include "greedy.h"
+#include "idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Slices kept for Tmax_stw: GOMAXPROCS above this makes it a lower bound. */
+#define EST_CAP 4096
+
+typedef struct gstate {
+	int64_t id;
+	uint8_t state;
+	uint8_t nchain, chead;
+	uint16_t chain[GTR_CHAIN_LEN]; /* ring of recent event types */
+	int64_t running;               /* index in the running set, -1 if not running */
+	int64_t waiter;                /* its entry in the open pause's waiters, -1 none */
+	gtr_slice cur;                 /* the open slice while running */
+	gtr_stackref resume, create;
+} gstate;
+
+typedef struct run {
+	const gtr_trace *t;
+	gtr_error *err;
+	gtr_greedy *res;
+	gtr_idmap *gids; /* goroutine id -> index in gs */
+	gstate *gs;
+	size_t ngs, capgs;
+	size_t *running; /* indices into gs of the goroutines now Running */
+	size_t nrunning, caprunning;
+	gtr_slice *heap; /* min-heap: the root is the slice that ranks last */
+	size_t nheap, capheap;
+	size_t capstw, capwaiters, capprocs;
+	int64_t open_stw; /* index of the pause in progress, -1 none */
+	int ty_procs, ty_stw_begin, ty_stw_end;
+	int v1;
+} run;
+
+int gtr_slice_cmp(const gtr_slice *a, const gtr_slice *b)
+{
+	uint64_t da = a->end - a->start, db = b->end - b->start;
+	if (da != db)
+		return da > db ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	return 0;
+}
+
+uint64_t gtr_percentile(const uint64_t *sorted, size_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	/* Nearest rank: the smallest value with at least q% at or below it. */
+	size_t rank = (size_t)((q / 100.0) * (double)n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > n)
+		rank = n;
+	return sorted[rank - 1];
+}
+
+/* Grows *p (of element size sz) to hold at least need elements. */
+static int reserve(void *pp, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	void *np = realloc(*(void **)pp, ncap * sz);
+	if (!np)
+		return GTR_E_NOMEM;
+	*(void **)pp = np;
+	*cap = ncap;
+	return 0;
+}
+
+static void heap_swap(gtr_slice *h, size_t i, size_t j)
+{
+	gtr_slice tmp = h[i];
+	h[i] = h[j];
+	h[j] = tmp;
+}
+
+/* Heap order: the parent ranks after (is shorter than) its children. */
+static int heap_above(const gtr_slice *a, const gtr_slice *b)
+{
+	return gtr_slice_cmp(a, b) > 0;
+}
+
+static void heap_push(run *r, const gtr_slice *s)
+{
+	gtr_slice *h = r->heap;
+	if (r->nheap == r->capheap) {
+		if (!heap_above(&h[0], s))
+			return;
+		h[0] = *s;
+		for (size_t i = 0;;) {
+			size_t l = 2 * i + 1, rt = l + 1, m = i;
+			if (l < r->nheap && heap_above(&h[l], &h[m]))
+				m = l;
+			if (rt < r->nheap && heap_above(&h[rt], &h[m]))
+				m = rt;
+			if (m == i)
+				break;
+			heap_swap(h, i, m);
+			i = m;
+		}
+		return;
+	}
+	size_t i = r->nheap++;
+	h[i] = *s;
+	while (i > 0 && heap_above(&h[i], &h[(i - 1) / 2])) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static gstate *gstate_of(run *r, int64_t id)
+{
+	uint64_t idx;
+	if (gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
+		return &r->gs[idx];
+	if (reserve(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0 ||
+	    gtr_idmap_put(r->gids, 0, (uint64_t)id, r->ngs) < 0)
+		return NULL;
+	gstate *g = &r->gs[r->ngs++];
+	memset(g, 0, sizeof *g);
+	g->id = id;
+	g->running = -1;
+	g->waiter = -1;
+	return g;
+}
+
+static void chain_add(gstate *g, uint16_t type)
+{
+	g->chain[g->chead] = type;
+	g->chead = (uint8_t)((g->chead + 1) % GTR_CHAIN_LEN);
+	if (g->nchain < GTR_CHAIN_LEN)
+		g->nchain++;
+}
+
+static void chain_copy(const gstate *g, gtr_slice *s)
+{
+	s->nchain = g->nchain;
+	size_t first = (g->chead + GTR_CHAIN_LEN - g->nchain) % GTR_CHAIN_LEN;
+	for (size_t i = 0; i < g->nchain; i++)
+		s->chain[i] = g->chain[(first + i) % GTR_CHAIN_LEN];
+}
+
+static int start_slice(run *r, gstate *g, const gtr_event *ev)
+{
+	if (reserve(&r->running, &r->caprunning, r->nrunning + 1, sizeof *r->running) < 0)
+		return GTR_E_NOMEM;
+	g->running = (int64_t)r->nrunning;
+	r->running[r->nrunning++] = (size_t)(g - r->gs);
+	gtr_slice *s = &g->cur;
+	memset(s, 0, sizeof *s);
+	s->start = ev->ts;
+	s->g = g->id;
+	s->p = ev->p;
+	s->start_ev = ev->type;
+	s->start_stack = g->resume;
+	s->create_stack = g->create;
+	chain_copy(g, s);
+	return 0;
+}
+
+static void end_slice(run *r, gstate *g, uint64_t ts, const gtr_event *ev, const gtr_transition *tr)
+{
+	gtr_slice *s = &g->cur;
+	s->end = ts < s->start ? s->start : ts;
+	if (ev) {
+		s->end_state = tr->to;
+		s->reason = tr->reason;
+		s->end_ev = ev->type;
+		if (ev->g == g->id && ev->stack)
+			s->end_stack = (gtr_stackref){ev->table, ev->stack};
+	} else {
+		s->truncated = 1;
+		s->end_state = GTR_GS_RUNNING;
+	}
+	r->res->nslices++;
+	heap_push(r, s);
+	/* Leave the running set (swap-remove). */
+	size_t at = (size_t)g->running, last = r->running[--r->nrunning];
+	r->running[at] = last;
+	r->gs[last].running = (int64_t)at;
+	g->running = -1;
+	/* The stop of a goroutine the open pause is waiting for. */
+	if (g->waiter >= 0 && ev) {
+		gtr_stw_waiter *w = &r->res->waiters[g->waiter];
+		w->stopped = s->end;
+		w->stack = s->end_stack;
+		w->reason = s->reason;
+		w->end_state = s->end_state;
+		g->waiter = -1;
+	}
+}
+
+static int lookup_type(const gtr_spec *specs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (specs[i].name && strcmp(specs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int stw_begin(run *r, const gtr_event *ev)
+{
+	gtr_greedy *res = r->res;
+	if (reserve(&res->stw, &r->capstw, res->nstw + 1, sizeof *res->stw) < 0 ||
+	    reserve(&res->waiters, &r->capwaiters, res->nwaiters + r->nrunning, sizeof *res->waiters) < 0)
+		return GTR_E_NOMEM;
+	gtr_stw *s = &res->stw[res->nstw];
+	memset(s, 0, sizeof *s);
+	s->start = ev->ts;
+	s->g = ev->g;
+	s->p = ev->p;
+	s->culprit = -1;
+	s->first_waiter = res->nwaiters;
+	if (r->v1) {
+		/* v1 numbers the kind: 0 mark termination, 1 sweep termination. */
+		if (ev->nargs >= 1)
+			s->kind = ev->args[0] == 0 ? GTR_STR("GC mark termination")
+						   : GTR_STR("GC sweep termination");
+		else
+			s->kind = GTR_STR("GC");
+	} else if (ev->nargs >= 1) {
+		gtr_str k;
+		if (gtr_trace_string(r->t, ev->table, ev->args[0], &k) == 0)
+			s->kind = k;
+	}
+	for (size_t i = 0; i < r->nrunning; i++) {
+		gstate *g = &r->gs[r->running[i]];
+		if (g->id == ev->g)
+			continue;
+		gtr_stw_waiter *w = &res->waiters[res->nwaiters];
+		memset(w, 0, sizeof *w);
+		w->g = g->id;
+		w->p = g->cur.p;
+		w->create_stack = g->create;
+		g->waiter = (int64_t)res->nwaiters++;
+		s->nwaiters++;
+	}
+	r->open_stw = (int64_t)res->nstw++;
+	return 0;
+}
+
+static void stw_end(run *r, uint64_t ts, int truncated)
+{
+	gtr_greedy *res = r->res;
+	gtr_stw *s = &res->stw[r->open_stw];
+	s->end = ts;
+	s->truncated = (uint8_t)truncated;
+	uint64_t last = 0;
+	for (size_t i = 0; i < s->nwaiters; i++) {
+		gtr_stw_waiter *w = &res->waiters[s->first_waiter + i];
+		if (w->stopped == 0) {
+			/* Still on its P when the world restarted: it did not delay the stop. */
+			uint64_t idx;
+			if (gtr_idmap_get(r->gids, 0, (uint64_t)w->g, &idx))
+				r->gs[idx].waiter = -1;
+			continue;
+		}
+		if (w->stopped >= last) {
+			last = w->stopped;
+			s->culprit = (int64_t)i;
+		}
+	}
+	r->open_stw = -1;
+}
+
+static int on_event(run *r, const gtr_event *ev)
+{
+	gtr_greedy *res = r->res;
+	res->events++;
+	if (res->events == 1)
+		res->first_ts = ev->ts;
+	res->last_ts = ev->ts;
+	int type = ev->type;
+	if (type == r->ty_procs && ev->nargs >= 1) {
+		if (reserve(&res->procs, &r->capprocs, res->nprocs + 1, sizeof *res->procs) < 0)
+			return GTR_E_NOMEM;
+		res->procs[res->nprocs++] = (gtr_procs_change){ev->ts, ev->args[0]};
+		if (ev->args[0] > res->maxprocs)
+			res->maxprocs = ev->args[0];
+	}
+	for (unsigned i = 0; i < ev->ntrans; i++) {
+		const gtr_transition *tr = &ev->trans[i];
+		if (tr->res != GTR_RES_G)
+			continue;
+		gstate *g = gstate_of(r, tr->id);
+		if (!g)
+			return GTR_E_NOMEM;
+		if (tr->from == GTR_GS_NOTEXIST && tr->stack)
+			g->create = (gtr_stackref){ev->table, tr->stack};
+		else if (tr->from == GTR_GS_UNDETERMINED && tr->stack && !g->create.id)
+			g->resume = (gtr_stackref){ev->table, tr->stack};
+		if (g->running >= 0 && tr->to != GTR_GS_RUNNING)
+			end_slice(r, g, ev->ts, ev, tr);
+		if (tr->from == GTR_GS_NOTEXIST)
+			g->resume = g->create;
+		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev) < 0)
+			return GTR_E_NOMEM;
+		if (tr->from == GTR_GS_RUNNING && ev->g == g->id && ev->stack)
+			g->resume = (gtr_stackref){ev->table, ev->stack};
+		g->state = tr->to;
+	}
+	/* The chains: this event joins the history of each goroutine it involves. */
+	if (ev->g >= 0) {
+		gstate *g = gstate_of(r, ev->g);
+		if (!g)
+			return GTR_E_NOMEM;
+		chain_add(g, ev->type);
+	}
+	for (unsigned i = 0; i < ev->ntrans; i++)
+		if (ev->trans[i].res == GTR_RES_G && ev->trans[i].id != ev->g) {
+			gstate *g = gstate_of(r, ev->trans[i].id);
+			if (!g)
+				return GTR_E_NOMEM;
+			chain_add(g, ev->type);
+		}
+	if (type == r->ty_stw_begin && r->ty_stw_begin >= 0) {
+		if (r->open_stw >= 0)
+			stw_end(r, ev->ts, 1);
+		return stw_begin(r, ev);
+	}
+	if (type == r->ty_stw_end && r->ty_stw_end >= 0 && r->open_stw >= 0)
+		stw_end(r, ev->ts, 0);
+	return 0;
+}
+
+static int cmp_slice_qsort(const void *a, const void *b)
+{
+	return gtr_slice_cmp(a, b);
+}
+
+void gtr_greedy_free(gtr_greedy *g)
+{
+	if (!g)
+		return;
+	free(g->top);
+	free(g->est);
+	free(g->procs);
+	free(g->stw);
+	free(g->waiters);
+	free(g);
+}
+
+int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *err)
+{
+	*out = NULL;
+	run r = {.t = t, .err = err, .open_stw = -1};
+	r.res = calloc(1, sizeof *r.res);
+	r.gids = gtr_idmap_create();
+	r.capheap = top > EST_CAP ? top : EST_CAP;
+	r.heap = malloc(r.capheap * sizeof *r.heap);
+	gtr_reader *rd = NULL;
+	int rc = 0;
+	if (!r.res || !r.gids || !r.heap) {
+		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+		goto out;
+	}
+	size_t nspecs;
+	const gtr_spec *specs = gtr_trace_specs(t, &nspecs);
+	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r.ty_procs = lookup_type(specs, nspecs, r.v1 ? "Gomaxprocs" : "ProcsChange");
+	r.ty_stw_begin = lookup_type(specs, nspecs, r.v1 ? "GCSTWStart" : "STWBegin");
+	r.ty_stw_end = lookup_type(specs, nspecs, r.v1 ? "GCSTWDone" : "STWEnd");
+
+	rc = gtr_reader_open(&rd, t, err);
+	if (rc < 0)
+		goto out;
+	gtr_event ev;
+	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
+		if ((rc = on_event(&r, &ev)) < 0) {
+			gtr_error_set(err, rc, ev.off, "out of memory");
+			goto out;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	/* What is still running at the end is reported, marked truncated. */
+	while (r.nrunning > 0)
+		end_slice(&r, &r.gs[r.running[r.nrunning - 1]], r.res->last_ts, NULL, NULL);
+	if (r.open_stw >= 0)
+		stw_end(&r, r.res->last_ts, 1);
+
+	gtr_greedy *res = r.res;
+	qsort(r.heap, r.nheap, sizeof *r.heap, cmp_slice_qsort);
+	res->ntop = r.nheap < top ? r.nheap : top;
+	size_t procs = res->maxprocs ? (size_t)res->maxprocs : 1;
+	res->tmax_exact = procs <= r.capheap;
+	res->nest = r.nheap < procs ? r.nheap : procs;
+	res->top = malloc((res->ntop ? res->ntop : 1) * sizeof *res->top);
+	res->est = malloc((res->nest ? res->nest : 1) * sizeof *res->est);
+	if (!res->top || !res->est) {
+		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+		goto out;
+	}
+	memcpy(res->top, r.heap, res->ntop * sizeof *res->top);
+	memcpy(res->est, r.heap, res->nest * sizeof *res->est);
+	for (size_t i = 0; i < res->nest; i++)
+		res->tmax_stw += gtr_slice_dur(&res->est[i]);
+	rc = 0;
+out:
+	gtr_reader_free(rd);
+	gtr_idmap_free(r.gids);
+	free(r.gs);
+	free(r.running);
+	free(r.heap);
+	if (rc < 0) {
+		gtr_greedy_free(r.res);
+		return rc;
+	}
+	*out = r.res;
+	return 0;
+}
