@@ -38,7 +38,7 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgtr.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -I. -o $@ $< $(BUILD)/libgtr.a $(LDLIBS) -lcriterion
 
-RUN_TRACE ?= corpora/traces/greedy-go1.26.trace
+RUN_TRACE ?= corpora/traces/greedy-coarse-go1.26.trace
 
 run: deps all ## build, then run gtr on a bundled trace
 	$(BUILD)/gtr footprint $(RUN_TRACE)
@@ -56,6 +56,7 @@ test: deps go ## build and run every test: unit, differential, CLI
 
 corpora: go ## run the corpus programs under every Go toolchain, writing corpora/traces
 	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)
+	corpora/check-traces.sh $(GO_DIR) corpora/traces
 
 asan: ## run the tests under AddressSanitizer (+ leak checks)
 	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \

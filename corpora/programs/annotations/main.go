@@ -21,8 +21,8 @@ import (
 )
 
 const (
-	requests = 8 // top-level tasks
-	shards   = 3 // goroutines that work on each request
+	requests = 40 // top-level tasks
+	shards   = 3  // goroutines that work on each request
 )
 
 // sink keeps the computed values observable.

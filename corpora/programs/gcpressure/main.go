@@ -22,11 +22,15 @@ import (
 
 const (
 	allocators = 4       // allocating goroutines
-	allocs     = 6000    // allocations per goroutine
-	retained   = 512     // live objects kept by each goroutine
+	allocs     = 1200    // allocations per goroutine and phase
+	retained   = 256     // live objects kept by each goroutine
 	objectSize = 4 << 10 // bytes per allocation
-	forcedGCs  = 2       // extra collections forced while allocating
+	phases     = 3       // allocation phases, each followed by a forced GC
 )
+
+// sink keeps the results observable, so that the allocations cannot be
+// optimised away.
+var sink int
 
 // node is a small pointer-rich object, so that marking has pointers to
 // follow and not just flat byte slices to skip.
@@ -54,6 +58,26 @@ func allocate(seed int) int {
 	return sum
 }
 
+// phase runs the allocators concurrently: their allocation, not
+// runtime.GC, triggers the collections during a phase, so the mutators
+// are running while the collector marks and some of them are made to
+// assist.
+func phase(p int) {
+	var wg sync.WaitGroup
+	results := make([]int, allocators)
+	for i := 0; i < allocators; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = allocate(p*allocators + i)
+		}(i)
+	}
+	wg.Wait()
+	for _, r := range results {
+		sink += r
+	}
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: gcpressure TRACEFILE")
@@ -69,32 +93,17 @@ func main() {
 		os.Exit(1)
 	}
 
-	var wg sync.WaitGroup
-	results := make([]int, allocators)
-	for i := 0; i < allocators; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			results[i] = allocate(i)
-		}(i)
-	}
-	// Forced collections start while the allocators are running, on top
-	// of the cycles their allocation triggers.
-	for i := 0; i < forcedGCs; i++ {
+	for p := 0; p < phases; p++ {
+		phase(p)
+		// A forced collection between phases, when the allocators have
+		// finished: runtime.GC also sweeps the whole heap before it
+		// returns.
 		runtime.GC()
 	}
-	wg.Wait()
-	runtime.GC()
 
 	trace.Stop()
 	if err := f.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, "gcpressure:", err)
 		os.Exit(1)
 	}
-	total := 0
-	for _, r := range results {
-		total += r
-	}
-	// Printing the total keeps the allocations from being optimised away.
-	fmt.Fprintln(os.Stderr, "gcpressure: checksum", total)
 }

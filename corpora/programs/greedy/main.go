@@ -27,7 +27,7 @@ import (
 const (
 	rounds     = 4       // each round starts a fresh set of spinners
 	spinners   = 3       // more spinners than the default GOMAXPROCS=2 of the corpus
-	shortLived = 32      // short-lived goroutines started beside the spinners per round
+	shortLived = 150     // short-lived goroutines started beside the spinners per round
 	spinIters  = 4000000 // iterations per spinner: a few ms of pure computation
 	shortIters = 2000    // iterations per short-lived goroutine: a few microseconds
 )
@@ -76,15 +76,19 @@ func yieldEvery() int {
 	return n
 }
 
+// round starts a set of spinners and a crowd of short-lived goroutines,
+// forces a collection while the spinners run, and waits for all of them.
 func round(r, every int) {
 	var wg sync.WaitGroup
-	var started int32
+	// started is closed by the first spinner to run.
+	started := make(chan struct{})
+	var once sync.Once
 
 	for i := 0; i < spinners; i++ {
 		wg.Add(1)
 		go func(id int) {
 			defer wg.Done()
-			atomic.AddInt32(&started, 1)
+			once.Do(func() { close(started) })
 			atomic.AddUint64(&sink, spin(uint64(r*spinners+id+1), spinIters, every))
 		}(i)
 	}
@@ -101,10 +105,10 @@ func round(r, every int) {
 
 	// Wait until a spinner is on a processor, then force a collection:
 	// its stop-the-world phases must wait for the spinners to give up
-	// their Ps (by preemption, or by finishing if preemption is off).
-	for atomic.LoadInt32(&started) == 0 {
-		runtime.Gosched()
-	}
+	// their Ps (by asynchronous preemption, or, with it turned off, by
+	// finishing their loops). Blocking on a channel rather than polling
+	// keeps the main goroutine from adding slices of its own.
+	<-started
 	runtime.GC()
 	wg.Wait()
 }

@@ -21,8 +21,9 @@ import (
 )
 
 const (
-	workers = 6      // goroutines per batch: more than the largest P count
-	iters   = 300000 // iterations per worker: a fraction of a millisecond
+	workers = 8     // goroutines per batch: more than the largest P count
+	chunks  = 25    // results each worker sends to the collector
+	iters   = 20000 // iterations per chunk: tens of microseconds
 )
 
 // sink keeps the results of the work observable.
@@ -31,9 +32,9 @@ var (
 	sink   uint64
 )
 
-// batch runs workers that compute and hand their results to a collector
-// over a channel, so that each P count sees both CPU work and goroutines
-// blocking and waking each other.
+// batch runs workers that compute in chunks and hand each partial result
+// to a collector over an unbuffered channel, so that each P count sees
+// both CPU work and goroutines blocking and waking each other.
 func batch(seed uint64) {
 	results := make(chan uint64)
 	var wg sync.WaitGroup
@@ -42,12 +43,14 @@ func batch(seed uint64) {
 		go func(id uint64) {
 			defer wg.Done()
 			x := seed*workers + id + 1
-			for n := 0; n < iters; n++ {
-				x ^= x << 13
-				x ^= x >> 7
-				x ^= x << 17
+			for c := 0; c < chunks; c++ {
+				for n := 0; n < iters; n++ {
+					x ^= x << 13
+					x ^= x >> 7
+					x ^= x << 17
+				}
+				results <- x
 			}
-			results <- x
 		}(uint64(i))
 	}
 	go func() {

@@ -30,7 +30,7 @@ import (
 const (
 	fileChunks = 32       // writes to the temporary file
 	chunkSize  = 16 << 10 // bytes per write
-	messages   = 40       // request/reply exchanges per client
+	messages   = 100      // request/reply exchanges per client
 	clients    = 2        // concurrent TCP clients
 )
 

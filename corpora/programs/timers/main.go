@@ -20,6 +20,10 @@ import (
 	"time"
 )
 
+// copies is how many instances of each kind of wait run concurrently in
+// the second half of the trace.
+const copies = 4
+
 // sleepers sleep for a spread of durations, from below the timer
 // granularity to a few milliseconds.
 func sleepers() {
@@ -123,21 +127,21 @@ func main() {
 		os.Exit(1)
 	}
 
-	// Each kind of wait runs on its own, then all of them at once so
-	// that many timers are pending together.
-	sleepers()
-	afters()
-	ticker()
-	afterFuncs()
-	timeouts()
-
+	// Each kind of wait runs on its own, then several copies of all of
+	// them at once so that many timers are pending together.
+	waits := []func(){sleepers, afters, ticker, afterFuncs, timeouts}
+	for _, fn := range waits {
+		fn()
+	}
 	var wg sync.WaitGroup
-	for _, fn := range []func(){sleepers, afters, ticker, afterFuncs, timeouts} {
-		wg.Add(1)
-		go func(fn func()) {
-			defer wg.Done()
-			fn()
-		}(fn)
+	for c := 0; c < copies; c++ {
+		for _, fn := range waits {
+			wg.Add(1)
+			go func(fn func()) {
+				defer wg.Done()
+				fn()
+			}(fn)
+		}
 	}
 	wg.Wait()
 
