@@ -63,6 +63,8 @@ done
 
 tally cli tests/cli.sh "$gtr" "${small[@]}"
 tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally greedytest tests/greedytest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally golden tests/golden.sh "$gtr"
 
 echo
 echo "$pass passed, $fail failed"
