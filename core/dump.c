@@ -129,8 +129,8 @@ static int involves(const gtr_event *ev, int64_t goid)
 {
 	if (ev->g == goid)
 		return 1;
-	for (unsigned i = 0; i < ev->ntrans; i++)
-		if (ev->trans[i].res == GTR_RES_G && ev->trans[i].id == goid)
+	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++)
+		if (gtr_event_trans(ev, i)->res == GTR_RES_G && gtr_event_trans(ev, i)->id == goid)
 			return 1;
 	return 0;
 }
@@ -150,8 +150,8 @@ int gtr_report_dump(const gtr_trace *t, const gtr_dump_opts *opts, gtr_out *o, g
 		if (opts->goid >= 0 && !involves(&ev, opts->goid))
 			continue;
 		if (opts->transitions) {
-			for (unsigned i = 0; i < ev.ntrans; i++) {
-				const gtr_transition *tr = &ev.trans[i];
+			for (unsigned i = 0, nt = gtr_event_ntrans(&ev); i < nt; i++) {
+				const gtr_transition *tr = gtr_event_trans(&ev, i);
 				if (opts->goid >= 0 && (tr->res != GTR_RES_G || tr->id != opts->goid))
 					continue;
 				print_transition(&ev, tr, o);

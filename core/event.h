@@ -69,7 +69,26 @@ typedef struct gtr_event {
 	uint64_t stack;   /* the event's own stack id, 0 when none */
 	gtr_str data;     /* inline bytes carried by the event, else empty */
 	gtr_transition trans[GTR_MAX_TRANS];
+	/*
+	 * Transitions past trans[], for the rare event that has more (a v1
+	 * trace's first Gomaxprocs settles every goroutine created before
+	 * it). Owned by the reader, valid until its next call; NULL and 0
+	 * when there are none.
+	 */
+	const gtr_transition *xtrans;
+	uint32_t nxtrans;
 } gtr_event;
+
+/* Every transition of an event, trans[] first, then xtrans[]. */
+static inline unsigned gtr_event_ntrans(const gtr_event *ev)
+{
+	return ev->ntrans + ev->nxtrans;
+}
+
+static inline const gtr_transition *gtr_event_trans(const gtr_event *ev, unsigned i)
+{
+	return i < ev->ntrans ? &ev->trans[i] : &ev->xtrans[i - ev->ntrans];
+}
 
 const char *gtr_gstate_name(gtr_gstate s);
 const char *gtr_pstate_name(gtr_pstate s);

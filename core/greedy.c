@@ -288,8 +288,8 @@ static int on_event(run *r, const gtr_event *ev)
 		if (ev->args[0] > res->maxprocs)
 			res->maxprocs = ev->args[0];
 	}
-	for (unsigned i = 0; i < ev->ntrans; i++) {
-		const gtr_transition *tr = &ev->trans[i];
+	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++) {
+		const gtr_transition *tr = gtr_event_trans(ev, i);
 		if (tr->res != GTR_RES_G)
 			continue;
 		gstate *g = gstate_of(r, tr->id);
@@ -316,9 +316,9 @@ static int on_event(run *r, const gtr_event *ev)
 			return GTR_E_NOMEM;
 		chain_add(g, ev->type);
 	}
-	for (unsigned i = 0; i < ev->ntrans; i++)
-		if (ev->trans[i].res == GTR_RES_G && ev->trans[i].id != ev->g) {
-			gstate *g = gstate_of(r, ev->trans[i].id);
+	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++)
+		if (gtr_event_trans(ev, i)->res == GTR_RES_G && gtr_event_trans(ev, i)->id != ev->g) {
+			gstate *g = gstate_of(r, gtr_event_trans(ev, i)->id);
 			if (!g)
 				return GTR_E_NOMEM;
 			chain_add(g, ev->type);
