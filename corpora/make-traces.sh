@@ -5,7 +5,8 @@
 # toolchain and runs it to write OUTDIR/NAME-goVERSION.trace, plus the two
 # variants of the greedy example (greedy-coarse-go1.26.trace, which never
 # yields, and greedy-fine-go1.26.trace, which yields every
-# GREEDY_FINE_EVERY iterations) under Go 1.26 only.
+# GREEDY_FINE_EVERY iterations) under Go 1.26 only, both with asynchronous
+# preemption off (GODEBUG=asyncpreemptoff=1) as in the proposal's setting.
 #
 #   corpora/make-traces.sh /opt/gtr-go corpora/traces          # all versions
 #   corpora/make-traces.sh /opt/gtr-go corpora/traces 1.22 1.26
@@ -164,9 +165,12 @@ for v in "${versions[@]}"; do
 			die "building $prog with Go $v failed"
 
 		if [ "$prog" = greedy ] && [ "$v" = "$GREEDY_VERSION" ]; then
-			run_program "$bin" "$outdir/greedy-coarse-go$v.trace" GTR_YIELD_EVERY=0
+			# Asynchronous preemption off: the spinners then behave as
+			# tight loops did before Go 1.14, and as non-preemptible code
+			# still does, so a stop-the-world must wait for them.
+			run_program "$bin" "$outdir/greedy-coarse-go$v.trace" GTR_YIELD_EVERY=0 GODEBUG=asyncpreemptoff=1
 			check_trace "$outdir/greedy-coarse-go$v.trace" "$v"
-			run_program "$bin" "$outdir/greedy-fine-go$v.trace" GTR_YIELD_EVERY=$GREEDY_FINE_EVERY
+			run_program "$bin" "$outdir/greedy-fine-go$v.trace" GTR_YIELD_EVERY=$GREEDY_FINE_EVERY GODEBUG=asyncpreemptoff=1
 			check_trace "$outdir/greedy-fine-go$v.trace" "$v"
 			made=$((made + 2))
 		fi

@@ -10,7 +10,7 @@
 #  - go 1.5 to 1.11: the events of `gtr dump` against Go 1.15's
 #    `go tool trace -d`: the same events (name, P, G) in the same order,
 #    times within 1 us;
-#  - v2 (go 1.22 and later): `gtr footprint` counts equal to Go 1.27's
+#  - v2 (go 1.22 and later): `gtr footprint` counts and bytes equal to Go 1.27's
 #    `go tool trace -d=footprint`.
 # Prints one line per check and a closing "N passed, N failed" line.
 set -uo pipefail
@@ -80,8 +80,11 @@ compare_transitions() {
 canon_go15() {
 	awk '/^[0-9]+ [A-Za-z]+ p=/ { p = substr($3, 3); g = substr($4, 3); print $2, p, g, $1 }'
 }
+# Go 1.15's parser reports the P-local variants of GoStart, GoUnblock and
+# GoSysExit under the plain names; gtr dump prints the names on the wire.
 canon_gtr_events() {
-	awk '$2 ~ /^P=/ { p = substr($2, 3); g = substr($4, 3); if (p == "-") p = -1; if (g == "-") g = 0; print $5, p, g, $1 }'
+	awk '$2 ~ /^P=/ { p = substr($2, 3); g = substr($4, 3); if (p == "-") p = -1; if (g == "-") g = 0
+		name = $5; sub(/Local$/, "", name); print name, p, g, $1 }'
 }
 compare_events() {
 	awk -v tol=1000 '
@@ -98,7 +101,8 @@ compare_events() {
 	}' "$1" "$2"
 }
 
-canon_footprint() { awk 'NR > 2 && $1 != "-" { print $1, $4 }' | sort; }
+# Go's tabwriter pads columns with two spaces or more; names may hold one.
+canon_footprint() { awk -F'  +' 'NR > 2 && $4 != 0 { print $1 "|" $2 "|" $4 }' | sort; }
 
 for f in "$@"; do
 	name=$(basename "$f")
@@ -130,7 +134,7 @@ for f in "$@"; do
 		fi
 	fi
 	if [ "$v" -ge 22 ] && [ -x "$godir/go-1.27/bin/go" ]; then
-		"$godir/go-1.27/bin/go" tool trace -d=footprint "$f" 2>/dev/null | canon_footprint | awk '$2 != 0' >"$out/go.f"
+		"$godir/go-1.27/bin/go" tool trace -d=footprint "$f" 2>/dev/null | canon_footprint >"$out/go.f"
 		"$gtr" footprint "$f" 2>"$out/err" | canon_footprint >"$out/gtr.f"
 		if [ -s "$out/err" ]; then
 			result "footprint $name (go 1.$v)" fail "$(head -1 "$out/err")"
