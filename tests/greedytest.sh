@@ -36,7 +36,8 @@ slices_go_parsed() {
 }
 
 # Go 1.15 prints "TS Name p=P g=G off=..."; a goroutine runs from
-# GoStart/GoStartLabel to its next event that takes it off the P.
+# GoStart/GoStartLabel to its next event that takes it off the P, and a
+# syscall (GoSysCall) ends a slice as DESIGN.md defines it.
 slices_go15() {
 	awk '/^[0-9]+ [A-Za-z]+ p=/ {
 		t = $1 + 0; if (t > last) last = t; name = $2; g = substr($4, 3)
@@ -45,8 +46,15 @@ slices_go15() {
 			start[ng] = t
 			next
 		}
+		# A GoSysBlock right after GoSysCall says that syscall blocked:
+		# the goroutine did not run on after it.
+		if (name == "GoSysBlock" && insys[g]) { delete start[g]; delete insys[g]; next }
+		delete insys[g]
 		if (name ~ /^(GoEnd|GoStop|GoSched|GoPreempt|GoBlock.*|GoSleep|GoSysCall|GoSysBlock|GoWaiting|GoInSyscall)$/ && (g in start)) {
 			print t - start[g], start[g], g; delete start[g]
+			# A syscall that did not block ends the slice; the goroutine
+			# runs on in a new one.
+			if (name == "GoSysCall") { start[g] = t; insys[g] = 1 }
 		}
 	}
 	END { for (g in start) print last - start[g], start[g], g }'
