@@ -1,41 +1,1012 @@
-/* core/v1.c: placeholder until the v1 decoder lands. */
-#include "trace_impl.h"
-#include "spec_impl.h"
+/*
+ * core/v1.c: index, tables and batch decoding of v1 traces (go 1.5 to
+ * go 1.21), and the gtr_v1_* hooks behind core/trace.h.
+ *
+ * gtr_v1_open makes one sequential pass over the file. It cannot jump
+ * from batch to batch (v1 batches carry no length), so it walks every
+ * event by its encoded size, decoding only what the index needs: batch
+ * headers, timestamps (for the time span), the string, stack and
+ * frequency tables, and the few events that Go orders by a key rather
+ * than by their place in a batch (see gtr_v1_oob in v1.h).
+ */
+#include "v1.h"
+#include "v1_order.h"
 
-const gtr_spec *gtr_v1_specs(int version, size_t *n)
+#include <stdlib.h>
+#include <string.h>
+
+/* Values before an event's arguments: the timestamp, and go 1.5's sequence number. */
+static unsigned lead_values(int version)
 {
-	(void)version;
-	*n = 0;
-	return NULL;
+	return version == 5 ? 2 : 1;
+}
+
+static int timed(unsigned typ)
+{
+	return typ != GTR_V1_BATCH && typ != GTR_V1_FREQUENCY && typ != GTR_V1_STACK &&
+	       typ != GTR_V1_STRING && typ != GTR_V1_TIMERGOROUTINE;
+}
+
+/*
+ * Decodes one uvarint of data[*pos..lim). `lim` is the end of the input
+ * or of a length-prefixed argument list; running past the former is a
+ * truncation, past the latter a corrupt length.
+ */
+static int read_uv(const gtr_trace *t, uint64_t *pos, uint64_t lim, uint64_t *v, uint64_t evoff,
+		   gtr_error *err)
+{
+	int k = gtr_uvarint_decode(t->data + *pos, t->data + lim, v);
+	if (k > 0) {
+		*pos += (uint64_t)k;
+		return 0;
+	}
+	if (k == GTR_UVARINT_OVERFLOW)
+		return gtr_error_set(err, GTR_E_VARINT, *pos,
+				     "bad varint at offset %llu (event at offset %llu): over 10 bytes or 64 bits",
+				     (unsigned long long)*pos, (unsigned long long)evoff);
+	if (lim >= t->size)
+		return gtr_error_set(err, GTR_E_TRUNCATED, evoff,
+				     "truncated trace: the input ends (at byte %zu) inside the event at offset %llu",
+				     t->size, (unsigned long long)evoff);
+	return gtr_error_set(err, GTR_E_CORRUPT, evoff,
+			     "event at offset %llu: a varint runs past the event's stated length",
+			     (unsigned long long)evoff);
+}
+
+/* Skips n uvarints with the scan kernel. */
+static int skip_uv(const gtr_trace *t, uint64_t *pos, uint64_t lim, size_t n, uint64_t evoff,
+		   gtr_error *err)
+{
+	if (n == 0)
+		return 0;
+	ptrdiff_t k = t->kernels.uvarint_skip(t->data + *pos, t->data + lim, n);
+	if (k >= 0) {
+		*pos += (uint64_t)k;
+		return 0;
+	}
+	/* Let the scalar decoder find which varint failed, and how. */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		int rc = read_uv(t, pos, lim, &v, evoff, err);
+		if (rc < 0)
+			return rc;
+	}
+	return gtr_error_set(err, GTR_E_CORRUPT, evoff, "event at offset %llu: undecodable arguments",
+			     (unsigned long long)evoff);
+}
+
+/*
+ * The layout of one event's values: either `count` inline varints from
+ * `pos`, or (count == SIZE_MAX) a list that ends at `lim`.
+ */
+typedef struct vals {
+	uint64_t pos, lim;
+	size_t count;
+} vals;
+
+static int open_vals(const gtr_trace *t, uint64_t *pos, unsigned field, unsigned lead, vals *vs,
+		     uint64_t evoff, gtr_error *err)
+{
+	if (field < 3) {
+		vs->pos = *pos;
+		vs->lim = t->size;
+		vs->count = field + lead;
+		return 0;
+	}
+	uint64_t len;
+	int rc = read_uv(t, pos, t->size, &len, evoff, err);
+	if (rc < 0)
+		return rc;
+	if (len > t->size - *pos)
+		return gtr_error_set(err, GTR_E_TRUNCATED, evoff,
+				     "truncated trace: the event at offset %llu says its arguments take %llu "
+				     "bytes, but the input ends %llu bytes later",
+				     (unsigned long long)evoff, (unsigned long long)len,
+				     (unsigned long long)(t->size - *pos));
+	vs->pos = *pos;
+	vs->lim = *pos + len;
+	vs->count = SIZE_MAX;
+	*pos += len;
+	return 0;
+}
+
+/*
+ * Reads up to `max` values of a list; *n receives how many. For an
+ * inline list `pos` then points past it; a length-prefixed one must be
+ * consumed exactly unless `partial`.
+ */
+static int read_vals(const gtr_trace *t, vals *vs, uint64_t *out, size_t max, size_t *n,
+		     int partial, uint64_t evoff, gtr_error *err)
+{
+	size_t i = 0;
+	if (vs->count != SIZE_MAX) {
+		size_t want = vs->count < max ? vs->count : max;
+		if (want) {
+			ptrdiff_t k = t->kernels.uvarint_decode_n(t->data + vs->pos, t->data + vs->lim,
+								  out, want);
+			if (k < 0) {
+				/* Let the scalar decoder say which varint failed, and how. */
+				for (; i < want; i++) {
+					int rc = read_uv(t, &vs->pos, vs->lim, &out[i], evoff, err);
+					if (rc < 0)
+						return rc;
+				}
+				return gtr_error_set(err, GTR_E_CORRUPT, evoff,
+						     "event at offset %llu: undecodable arguments",
+						     (unsigned long long)evoff);
+			}
+			vs->pos += (uint64_t)k;
+		}
+		i = want;
+		if (!partial && vs->count > want) {
+			int rc = skip_uv(t, &vs->pos, vs->lim, vs->count - want, evoff, err);
+			if (rc < 0)
+				return rc;
+		}
+		*n = partial ? want : vs->count;
+		return 0;
+	}
+	while (vs->pos < vs->lim && i < max) {
+		int rc = read_uv(t, &vs->pos, vs->lim, &out[i], evoff, err);
+		if (rc < 0)
+			return rc;
+		i++;
+	}
+	*n = i;
+	if (!partial && vs->pos < vs->lim) {
+		/* More values than the caller has room for: count them for the message. */
+		while (vs->pos < vs->lim) {
+			uint64_t v;
+			int rc = read_uv(t, &vs->pos, vs->lim, &v, evoff, err);
+			if (rc < 0)
+				return rc;
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+/* Skips a String event's body; returns the id, the bytes' offset and length. */
+static int read_string(const gtr_trace *t, uint64_t *pos, uint64_t *id, uint64_t *soff, uint64_t *slen,
+		       uint64_t evoff, gtr_error *err)
+{
+	int rc = read_uv(t, pos, t->size, id, evoff, err);
+	if (rc == 0)
+		rc = read_uv(t, pos, t->size, slen, evoff, err);
+	if (rc < 0)
+		return rc;
+	if (*slen > t->size - *pos)
+		return gtr_error_set(err, GTR_E_TRUNCATED, evoff,
+				     "truncated trace: the string at offset %llu has %llu bytes, but the input "
+				     "ends %llu bytes later",
+				     (unsigned long long)evoff, (unsigned long long)*slen,
+				     (unsigned long long)(t->size - *pos));
+	*soff = *pos;
+	*pos += *slen;
+	return 0;
+}
+
+/* Reads the length-prefixed message that follows a UserLog event's arguments. */
+static int read_log_data(const gtr_trace *t, uint64_t *pos, gtr_str *out, uint64_t evoff, gtr_error *err)
+{
+	uint64_t len;
+	int rc = read_uv(t, pos, t->size, &len, evoff, err);
+	if (rc < 0)
+		return rc;
+	if (len > GTR_V1_MAX_STRING)
+		return gtr_error_set(err, GTR_E_CORRUPT, evoff,
+				     "UserLog at offset %llu: message of %llu bytes (the limit is %d)",
+				     (unsigned long long)evoff, (unsigned long long)len, GTR_V1_MAX_STRING);
+	if (len > t->size - *pos)
+		return gtr_error_set(err, GTR_E_TRUNCATED, evoff,
+				     "truncated trace: the UserLog message at offset %llu has %llu bytes, but "
+				     "the input ends %llu bytes later",
+				     (unsigned long long)evoff, (unsigned long long)len,
+				     (unsigned long long)(t->size - *pos));
+	if (out) {
+		out->p = (const char *)t->data + *pos;
+		out->n = (size_t)len;
+	}
+	*pos += len;
+	return 0;
+}
+
+/* Values a Stack event must have for `frames` frames. */
+static uint64_t stack_values(int version, uint64_t frames)
+{
+	return 2 + (version == 5 ? 1 : 4) * frames;
+}
+
+/* Growable arrays; every element added stands for bytes of the input, which bounds them. */
+static int grow(void **p, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 64;
+	if (ncap > SIZE_MAX / elem)
+		return GTR_E_NOMEM;
+	void *q = realloc(*p, ncap * elem);
+	if (!q)
+		return GTR_E_NOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static void index_free(gtr_v1_index *x)
+{
+	if (!x)
+		return;
+	free(x->batches);
+	free(x->byp);
+	free(x->procs);
+	gtr_idmap_free(x->strings);
+	gtr_idmap_free(x->stacks);
+	gtr_idmap_free(x->timers);
+	free(x->oob);
+	free(x->oob_order);
+	free(x);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* Which arguments of each type name stacks and strings, from the spec table. */
+static void arg_kinds(const gtr_trace *t, gtr_v1_index *x)
+{
+	for (size_t typ = 0; typ < t->nspecs && typ < GTR_V1_NTYPES; typ++) {
+		const gtr_spec *s = &t->specs[typ];
+		if (!s->name || !timed((unsigned)typ))
+			continue;
+		for (unsigned i = 0; i < s->nargs; i++) {
+			if (!strcmp(s->args[i], "stack") || !strcmp(s->args[i], "new_stack"))
+				x->stack_args[typ] |= (uint8_t)(1u << i);
+			else if (ends_with(s->args[i], "_string"))
+				x->string_args[typ] |= (uint8_t)(1u << i);
+		}
+	}
+}
+
+static const gtr_v1_index *X(const gtr_trace *t)
+{
+	return t->impl;
+}
+
+/* Sort keys: qsort needs the index, so the keys are copied alongside it. */
+typedef struct pkey {
+	int64_t p;
+	size_t i;
+} pkey;
+
+static int cmp_pkey(const void *a, const void *b)
+{
+	const pkey *x = a, *y = b;
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+typedef struct okey {
+	uint64_t key, off;
+	size_t i;
+} okey;
+
+static int cmp_okey(const void *a, const void *b)
+{
+	const okey *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int group_batches(gtr_v1_index *x)
+{
+	size_t n = x->nbatches;
+	if (n == 0)
+		return 0;
+	pkey *k = malloc(n * sizeof *k);
+	x->byp = malloc(n * sizeof *x->byp);
+	x->procs = malloc(n * sizeof *x->procs);
+	if (!k || !x->byp || !x->procs) {
+		free(k);
+		return GTR_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (pkey){x->batches[i].p, i};
+	qsort(k, n, sizeof *k, cmp_pkey);
+	for (size_t i = 0; i < n; i++) {
+		x->byp[i] = k[i].i;
+		if (i == 0 || k[i].p != k[i - 1].p)
+			x->procs[x->nprocs++] = (gtr_v1_proc){k[i].p, i, 0};
+		x->procs[x->nprocs - 1].n++;
+	}
+	free(k);
+	return 0;
+}
+
+static int order_oob(gtr_v1_index *x)
+{
+	size_t n = x->noob;
+	if (n == 0)
+		return 0;
+	okey *k = malloc(n * sizeof *k);
+	x->oob_order = malloc(n * sizeof *x->oob_order);
+	if (!k || !x->oob_order) {
+		free(k);
+		return GTR_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (okey){x->oob[i].key, x->oob[i].off, i};
+	qsort(k, n, sizeof *k, cmp_okey);
+	for (size_t i = 0; i < n; i++)
+		x->oob_order[i] = k[i].i;
+	free(k);
+	return 0;
+}
+
+typedef struct builder {
+	size_t cap_batches, cap_oob;
+	int have_ticks;
+} builder;
+
+static void see_ticks(gtr_v1_index *x, builder *b, uint64_t ticks)
+{
+	if (!b->have_ticks) {
+		x->min_ticks = x->max_ticks = ticks;
+		b->have_ticks = 1;
+		return;
+	}
+	if (ticks < x->min_ticks)
+		x->min_ticks = ticks;
+	if (ticks > x->max_ticks)
+		x->max_ticks = ticks;
+}
+
+static int add_oob(gtr_v1_index *x, builder *b, uint64_t off, uint64_t key, uint64_t ticks)
+{
+	if (grow((void **)&x->oob, &b->cap_oob, x->noob, sizeof *x->oob) < 0)
+		return GTR_E_NOMEM;
+	x->oob[x->noob++] = (gtr_v1_oob){off, key, ticks};
+	return 0;
+}
+
+/*
+ * The index pass. Each event is checked as far as its size and the
+ * index depend on it; arguments the index does not need are skipped
+ * (their varints are still checked for length, inline ones by the scan
+ * kernel) and fully decoded later by the batch decoder.
+ */
+static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
+{
+	const uint8_t *d = t->data;
+	const uint64_t size = t->size;
+	const int v5 = t->info.version == 5;
+	const unsigned lead = lead_values(t->info.version);
+	builder b = {0};
+	uint64_t pos = 16, ticks = 0, seq = 0, nevents = 0;
+	int64_t batch = -1, index = -1;
+	uint64_t v[8];
+	size_t n;
+	int rc = 0;
+
+#define FAIL(expr)                                                                         \
+	do {                                                                               \
+		rc = (expr);                                                               \
+		goto fail;                                                                 \
+	} while (0)
+#define TRY(expr)                                                                          \
+	do {                                                                               \
+		if ((rc = (expr)) < 0)                                                     \
+			goto fail;                                                         \
+	} while (0)
+
+	/* Types the fast path below may take: timed, with nothing the index needs but the time. */
+	uint8_t plain[64] = {0};
+	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
+		plain[typ] = t->specs[typ].name && timed(typ) && typ != GTR_V1_GOSYSEXIT &&
+			     typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG;
+
+	while (pos < size) {
+		const uint64_t off = pos;
+		const uint8_t byte = d[pos++];
+		const unsigned typ = byte & 0x3f, field = byte >> 6;
+		index++;
+
+		/*
+		 * Most events are small, timed and inline: decode the time and step
+		 * over the rest here, without bounds checks while far enough from
+		 * the end for any valid encoding. Anything unusual (a long varint,
+		 * a wrong count) falls through to the checked path.
+		 */
+		if (field < 3 && plain[typ] && batch >= 0 && size - pos >= 64 &&
+		    field == t->specs[typ].nargs) {
+			const uint8_t *q = d + pos, *start = q;
+			uint64_t lv[2] = {0, 0};
+			unsigned count = field + lead, i = 0;
+			for (; i < count; i++) {
+				uint64_t val = 0;
+				unsigned shift = 0, k = 0;
+				while (k < GTR_UVARINT_MAX - 1 && (q[k] & 0x80)) {
+					val |= (uint64_t)(q[k] & 0x7f) << shift;
+					shift += 7;
+					k++;
+				}
+				if (q[k] & 0x80 || (k == GTR_UVARINT_MAX - 1 && q[k] > 1))
+					break;
+				val |= (uint64_t)q[k] << shift;
+				if (i < lead)
+					lv[i] = val;
+				q += k + 1;
+			}
+			if (i == count) {
+				pos += (uint64_t)(q - start);
+				if (v5)
+					seq += lv[0];
+				ticks += lv[lead - 1];
+				see_ticks(x, &b, ticks);
+				x->count[typ]++;
+				x->bytes[typ] += pos - off;
+				nevents++;
+				continue;
+			}
+		}
+		if (typ >= t->nspecs || !t->specs[typ].name)
+			FAIL(gtr_error_set(err, GTR_E_EVTYPE, off,
+					   "unknown event type %u at offset %llu (not in go 1.%d traces)", typ,
+					   (unsigned long long)off, t->info.version));
+		const gtr_spec *s = &t->specs[typ];
+
+		if (typ == GTR_V1_STRING) {
+			uint64_t id, soff, slen;
+			TRY(read_string(t, &pos, &id, &soff, &slen, off, err));
+			if (id == 0 || slen == 0 || slen > GTR_V1_MAX_STRING)
+				FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+						   "string at offset %llu has %s (id %llu, %llu bytes)",
+						   (unsigned long long)off,
+						   id == 0 ? "the invalid id 0"
+							   : slen == 0 ? "length 0" : "a length over 1e6",
+						   (unsigned long long)id, (unsigned long long)slen));
+			int put = gtr_idmap_put(x->strings, 0, id, soff << 20 | slen);
+			if (put < 0)
+				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+			if (put == 1)
+				FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+						   "string at offset %llu has the duplicate id %llu",
+						   (unsigned long long)off, (unsigned long long)id));
+			goto counted;
+		}
+
+		/* The batch decoder steps over a header by its count of values. */
+		if (typ == GTR_V1_BATCH && field == 3)
+			FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+					   "Batch at offset %llu has a length-prefixed argument list",
+					   (unsigned long long)off));
+		vals vs;
+		TRY(open_vals(t, &pos, field, lead, &vs, off, err));
+
+		if (typ == GTR_V1_STACK) {
+			TRY(read_vals(t, &vs, v, 2, &n, 1, off, err));
+			if (n < 2)
+				FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+						   "Stack at offset %llu has %zu arguments, want at least 2",
+						   (unsigned long long)off, n));
+			if (v[1] > GTR_V1_MAX_FRAMES)
+				FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+						   "Stack at offset %llu has a bad number of frames: %llu",
+						   (unsigned long long)off, (unsigned long long)v[1]));
+			uint64_t want = stack_values(t->info.version, v[1]);
+			if (vs.count != SIZE_MAX) {
+				if (vs.count != want)
+					FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+							   "Stack at offset %llu has %zu arguments, want %llu",
+							   (unsigned long long)off, vs.count,
+							   (unsigned long long)want));
+				TRY(skip_uv(t, &vs.pos, size, vs.count - 2, off, err));
+				pos = vs.pos;
+			} else {
+				uint64_t p = vs.pos;
+				TRY(skip_uv(t, &p, vs.lim, (size_t)(want - 2), off, err));
+				if (p != vs.lim)
+					FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+							   "Stack at offset %llu has more arguments than its "
+							   "%llu frames need",
+							   (unsigned long long)off, (unsigned long long)v[1]));
+			}
+			if (v[0] != 0) {
+				uint64_t val = off | (v[1] == 0 ? GTR_V1_STACK_EMPTY : 0);
+				if (gtr_idmap_put(x->stacks, 0, v[0], val) < 0)
+					FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+			}
+			goto counted;
+		}
+
+		/* How many values the index needs from this event. */
+		size_t need = 0, expect = s->nargs;
+		if (timed(typ)) {
+			expect += lead;
+			need = lead;
+			if (typ == GTR_V1_GOSYSEXIT)
+				need = lead + 3;
+			else if (typ == GTR_V1_CPUSAMPLE)
+				need = lead + 1;
+		} else {
+			need = s->nargs;
+		}
+		if (vs.count != SIZE_MAX && vs.count != expect)
+			FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+					   "%s at offset %llu has %zu arguments, want %zu", s->name,
+					   (unsigned long long)off, vs.count, expect));
+		TRY(read_vals(t, &vs, v, need, &n, vs.count == SIZE_MAX, off, err));
+		if (n < need)
+			FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+					   "%s at offset %llu has %zu arguments, want %zu", s->name,
+					   (unsigned long long)off, n, expect));
+		if (vs.count != SIZE_MAX)
+			pos = vs.pos;
+		if (typ == GTR_V1_USERLOG)
+			TRY(read_log_data(t, &pos, NULL, off, err));
+
+		switch (typ) {
+		case GTR_V1_BATCH:
+			if (grow((void **)&x->batches, &b.cap_batches, x->nbatches, sizeof *x->batches) < 0)
+				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+			if (x->nbatches)
+				x->batches[x->nbatches - 1].end = off;
+			ticks = v5 ? v[2] : v[1];
+			seq = v5 ? v[1] : 0;
+			x->batches[x->nbatches++] = (gtr_v1_batch){off, size, ticks, seq, (int64_t)v[0]};
+			batch++;
+			index = 0;
+			break;
+		case GTR_V1_FREQUENCY:
+			x->freq = v[0];
+			break;
+		case GTR_V1_TIMERGOROUTINE:
+			if (gtr_idmap_put(x->timers, 0, v[0], 1) < 0)
+				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+			break;
+		default:
+			if (batch < 0)
+				FAIL(gtr_error_set(err, GTR_E_CORRUPT, off,
+						   "%s at offset %llu comes before the first batch", s->name,
+						   (unsigned long long)off));
+			if (typ == GTR_V1_CPUSAMPLE) {
+				/* Go orders samples by the time they were taken and, like Go, the
+				 * sample's own delta does not move the batch's clock. */
+				uint64_t at = v[lead];
+				see_ticks(x, &b, at);
+				if (add_oob(x, &b, off, at, at) < 0)
+					FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+				break;
+			}
+			if (v5)
+				seq += v[0];
+			ticks += v[lead - 1];
+			see_ticks(x, &b, ticks);
+			if (typ == GTR_V1_GOSYSEXIT) {
+				/* Written when the goroutine got a P back, it carries the time the
+				 * syscall returned (and, in go 1.5, the sequence number then);
+				 * Go moves it there. */
+				uint64_t real = v[lead + 2];
+				uint64_t at = real ? real : ticks;
+				uint64_t key = v5 ? v[lead + 1] : at;
+				uint64_t now = v5 ? seq : ticks;
+				if (real)
+					see_ticks(x, &b, real);
+				if (key < now && add_oob(x, &b, off, key, at) < 0)
+					FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
+			}
+			break;
+		}
+counted:
+		x->count[typ]++;
+		x->bytes[typ] += pos - off;
+		nevents++;
+	}
+	if (x->freq == 0)
+		FAIL(gtr_error_set(err, GTR_E_CORRUPT, size,
+				   "no Frequency event: the trace is incomplete (truncated, or not stopped); "
+				   "it ends at byte %zu after %llu whole events",
+				   t->size, (unsigned long long)nevents));
+	if (x->freq > INT64_MAX)
+		FAIL(gtr_error_set(err, GTR_E_CORRUPT, size, "the Frequency event gives an invalid tick rate: %llu",
+				   (unsigned long long)x->freq));
+	if (group_batches(x) < 0 || order_oob(x) < 0)
+		FAIL(gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory"));
+	/* A reader keeps a cursor per P; no machine runs this many, a hostile file could. */
+	if (x->nprocs > GTR_V1_MAX_PROCS)
+		FAIL(gtr_error_set(err, GTR_E_CORRUPT, 16,
+				   "the trace names %zu different Ps (more than %d: not a real trace)",
+				   x->nprocs, GTR_V1_MAX_PROCS));
+	return 0;
+fail:
+	if (err && err->code != GTR_OK && err->batch < 0 && batch >= 0) {
+		err->batch = batch;
+		err->event = index;
+	}
+	return rc;
+#undef FAIL
+#undef TRY
 }
 
 int gtr_v1_open(gtr_trace *t, gtr_error *err)
 {
-	(void)t;
-	return gtr_error_set(err, GTR_E_VERSION, 0, "v1 traces are not read yet");
+	gtr_v1_index *x = calloc(1, sizeof *x);
+	if (!x)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	x->version = t->info.version;
+	x->strings = gtr_idmap_create();
+	x->stacks = gtr_idmap_create();
+	x->timers = gtr_idmap_create();
+	if (!x->strings || !x->stacks || !x->timers) {
+		index_free(x);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	if (!t->specs) {
+		index_free(x);
+		return gtr_error_set(err, GTR_E_VERSION, 5, "no event table for go 1.%d traces",
+				     t->info.version);
+	}
+	arg_kinds(t, x);
+	int rc = build(t, x, err);
+	if (rc < 0) {
+		index_free(x);
+		return rc;
+	}
+	t->impl = x;
+	t->info.batches = x->nbatches;
+	t->info.generations = 1;
+	t->info.strings = gtr_idmap_count(x->strings);
+	t->info.stacks = gtr_idmap_count(x->stacks);
+	t->info.freq = x->freq;
+	t->info.span_ns = gtr_v1_ns(x, x->max_ticks);
+	return 0;
 }
 
-void gtr_v1_free(gtr_trace *t) { (void)t; }
+void gtr_v1_free(gtr_trace *t)
+{
+	index_free(t->impl);
+	t->impl = NULL;
+}
+
+uint64_t gtr_v1_ns(const gtr_v1_index *x, uint64_t ticks)
+{
+	/* As Go: float64(ticks - min) * (1e9 / float64(freq)), truncated. */
+	int64_t dt = (int64_t)(ticks - x->min_ticks);
+	double ns = (double)dt * (1e9 / (double)x->freq);
+	if (!(ns > 0))
+		return 0;
+	if (ns >= 9.2e18)
+		return (uint64_t)INT64_MAX;
+	return (uint64_t)(int64_t)ns;
+}
 
 int gtr_v1_string(const gtr_trace *t, uint32_t table, uint64_t id, gtr_str *out)
 {
-	(void)t; (void)table; (void)id; (void)out;
-	return GTR_E_NOSTRING;
+	const gtr_v1_index *x = X(t);
+	uint64_t v;
+	if (table != 0)
+		return GTR_E_NOSTRING;
+	if (id == 0) {
+		/* The runtime writes id 0 for the empty string. */
+		*out = (gtr_str){"", 0};
+		return 0;
+	}
+	if (!gtr_idmap_get(x->strings, 0, id, &v))
+		return GTR_E_NOSTRING;
+	out->p = (const char *)t->data + (v >> 20);
+	out->n = (size_t)(v & ((1u << 20) - 1));
+	return 0;
+}
+
+uint64_t gtr_v1_stack_or_zero(const gtr_v1_index *x, uint64_t id)
+{
+	uint64_t v;
+	if (id == 0 || !gtr_idmap_get(x->stacks, 0, id, &v) || (v & GTR_V1_STACK_EMPTY))
+		return 0;
+	return id;
 }
 
 int gtr_v1_stack(const gtr_trace *t, uint32_t table, uint64_t id, gtr_frame *frames, size_t max,
 		 size_t *n, gtr_error *err)
 {
-	(void)t; (void)table; (void)id; (void)frames; (void)max; (void)n; (void)err;
-	return GTR_E_NOSTACK;
+	const gtr_v1_index *x = X(t);
+	uint64_t v;
+	*n = 0;
+	if (id == 0)
+		return 0;
+	if (table != 0 || !gtr_idmap_get(x->stacks, 0, id, &v))
+		return gtr_error_set(err, GTR_E_NOSTACK, 0, "no stack with id %llu in the trace",
+				     (unsigned long long)id);
+	uint64_t off = v & ~GTR_V1_STACK_EMPTY, pos = off + 1;
+	vals vs;
+	uint64_t head[2];
+	size_t got;
+	int rc = open_vals(t, &pos, t->data[off] >> 6, lead_values(t->info.version), &vs, off, err);
+	if (rc == 0)
+		rc = read_vals(t, &vs, head, 2, &got, 1, off, err);
+	if (rc < 0)
+		return rc;
+	const int v5 = t->info.version == 5;
+	const unsigned per = v5 ? 1 : 4;
+	for (uint64_t i = 0; i < head[1] && *n < max; i++) {
+		uint64_t f[4] = {0};
+		for (unsigned j = 0; j < per; j++) {
+			rc = read_uv(t, &vs.pos, vs.lim, &f[j], off, err);
+			if (rc < 0)
+				return rc;
+		}
+		gtr_frame *fr = &frames[(*n)++];
+		memset(fr, 0, sizeof *fr);
+		fr->pc = f[0];
+		if (!v5) {
+			if (gtr_v1_string(t, 0, f[1], &fr->func) < 0 || gtr_v1_string(t, 0, f[2], &fr->file) < 0)
+				return gtr_error_set(err, GTR_E_NOSTRING, off,
+						     "stack %llu (offset %llu) names a missing string (%llu or %llu)",
+						     (unsigned long long)id, (unsigned long long)off,
+						     (unsigned long long)f[1], (unsigned long long)f[2]);
+			fr->line = f[3];
+		}
+	}
+	return 0;
 }
 
 int gtr_v1_footprint(const gtr_trace *t, gtr_footprint *fp, gtr_error *err)
 {
-	(void)t; (void)fp; (void)err;
+	const gtr_v1_index *x = X(t);
+	(void)err;
+	for (size_t i = 0; i < GTR_V1_NTYPES; i++) {
+		fp->count[i] = x->count[i];
+		fp->bytes[i] = x->bytes[i];
+		fp->events += x->count[i];
+	}
 	return 0;
 }
 
-int gtr_v1_reader_open(gtr_reader *r, gtr_error *err) { (void)r; (void)err; return 0; }
-int gtr_v1_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err) { (void)r; (void)ev; (void)err; return 0; }
-void gtr_v1_reader_free(gtr_reader *r) { (void)r; }
+/* ---- batch decoding ---- */
+
+void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint64_t g)
+{
+	const gtr_v1_index *x = X(t);
+	const gtr_v1_batch *b = &x->batches[batch];
+	c->t = t;
+	c->pos = b->off;
+	c->end = b->end;
+	c->ticks = b->ticks;
+	c->seq = b->seq;
+	c->g = g;
+	c->p = b->p;
+	c->batch = (int64_t)batch;
+	c->index = 0;
+	/* The header was checked by the index pass: step over its inline values. */
+	unsigned count = (t->data[b->off] >> 6) + lead_values(t->info.version);
+	ptrdiff_t k = gtr_uvarint_skip_scalar(t->data + b->off + 1, t->data + b->end, count);
+	c->pos = k >= 0 ? b->off + 1 + (uint64_t)k : b->end;
+}
+
+static int check_refs(const gtr_trace *t, const gtr_v1_event *ev, gtr_error *err)
+{
+	const gtr_v1_index *x = X(t);
+	unsigned sm = x->stack_args[ev->type], tm = x->string_args[ev->type];
+	uint64_t v;
+	for (unsigned i = 0; (sm | tm) >> i; i++) {
+		uint64_t id = ev->args[i];
+		if (id == 0)
+			continue;
+		if ((sm >> i & 1) && !gtr_idmap_get(x->stacks, 0, id, &v))
+			return gtr_error_set(err, GTR_E_NOSTACK, ev->off,
+					     "%s at offset %llu refers to stack %llu, which the trace does not have",
+					     t->specs[ev->type].name, (unsigned long long)ev->off,
+					     (unsigned long long)id);
+		if ((tm >> i & 1) && !gtr_idmap_get(x->strings, 0, id, &v))
+			return gtr_error_set(err, GTR_E_NOSTRING, ev->off,
+					     "%s at offset %llu refers to string %llu, which the trace does not have",
+					     t->specs[ev->type].name, (unsigned long long)ev->off,
+					     (unsigned long long)id);
+	}
+	return 0;
+}
+
+/*
+ * Decodes the event at `off` (a timed event) into ev's type, args and
+ * data; `lead` receives go 1.5's sequence delta and the time delta.
+ * Tables come back with ev->type set and nargs 0; the caller skips them.
+ */
+static int decode_one(const gtr_trace *t, uint64_t *pos, uint64_t end, gtr_v1_event *ev, uint64_t lead[2],
+		      gtr_error *err)
+{
+	const uint64_t off = *pos;
+	if (off >= end)
+		return gtr_error_set(err, GTR_E_TRUNCATED, off, "truncated trace at offset %llu",
+				     (unsigned long long)off);
+	const uint8_t byte = t->data[(*pos)++];
+	const unsigned typ = byte & 0x3f, field = byte >> 6;
+	const unsigned nlead = lead_values(t->info.version);
+	if (typ >= t->nspecs || !t->specs[typ].name)
+		return gtr_error_set(err, GTR_E_EVTYPE, off, "unknown event type %u at offset %llu", typ,
+				     (unsigned long long)off);
+	const gtr_spec *s = &t->specs[typ];
+	ev->off = off;
+	ev->type = (uint8_t)typ;
+	ev->nargs = 0;
+	ev->data = (gtr_str){NULL, 0};
+	if (typ == GTR_V1_STRING) {
+		uint64_t id, soff, slen;
+		return read_string(t, pos, &id, &soff, &slen, off, err);
+	}
+	vals vs;
+	int rc = open_vals(t, pos, field, nlead, &vs, off, err);
+	if (rc < 0)
+		return rc;
+	if (!timed(typ)) {
+		if (vs.count != SIZE_MAX)
+			return skip_uv(t, pos, t->size, vs.count, off, err);
+		return 0;
+	}
+	uint64_t v[GTR_MAX_ARGS + 2];
+	size_t n, expect = s->nargs + nlead;
+	rc = read_vals(t, &vs, v, expect, &n, 0, off, err);
+	if (rc < 0)
+		return rc;
+	if (n != expect)
+		return gtr_error_set(err, GTR_E_CORRUPT, off, "%s at offset %llu has %zu arguments, want %zu",
+				     s->name, (unsigned long long)off, n, expect);
+	if (vs.count != SIZE_MAX)
+		*pos = vs.pos;
+	lead[0] = nlead == 2 ? v[0] : 0;
+	lead[1] = v[nlead - 1];
+	ev->nargs = s->nargs;
+	for (unsigned i = 0; i < s->nargs; i++)
+		ev->args[i] = v[nlead + i];
+	if (typ == GTR_V1_USERLOG) {
+		rc = read_log_data(t, pos, &ev->data, off, err);
+		if (rc < 0)
+			return rc;
+	}
+	return check_refs(t, ev, err);
+}
+
+int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
+{
+	const gtr_trace *t = c->t;
+	for (;;) {
+		if (c->pos >= c->end)
+			return 0;
+		uint64_t lead[2];
+		c->index++;
+		int rc = decode_one(t, &c->pos, c->end, ev, lead, err);
+		if (rc < 0) {
+			if (err && err->batch < 0) {
+				err->batch = c->batch;
+				err->event = c->index;
+			}
+			return rc;
+		}
+		unsigned typ = ev->type;
+		if (typ == GTR_V1_BATCH) {
+			/* Batches end where the next begins; this can only be a hostile edit. */
+			c->pos = c->end;
+			return 0;
+		}
+		if (!timed(typ) || typ == GTR_V1_CPUSAMPLE)
+			continue;
+		if (t->info.version == 5)
+			c->seq += lead[0];
+		c->ticks += lead[1];
+		ev->ticks = c->ticks;
+		ev->seq = c->seq;
+		ev->p = c->p;
+		ev->batch = c->batch;
+		ev->index = c->index;
+		ev->blocked = 0;
+		ev->oob = 0;
+		/* Which goroutine the event belongs to, as Go's parsers decide it. */
+		switch (typ) {
+		case GTR_V1_GOSTART:
+		case GTR_V1_GOSTARTLOCAL:
+		case GTR_V1_GOSTARTLABEL:
+			c->g = ev->args[0];
+			ev->g = c->g;
+			break;
+		case GTR_V1_GOEND:
+		case GTR_V1_GOSTOP:
+		case GTR_V1_GOSCHED:
+		case GTR_V1_GOPREEMPT:
+		case GTR_V1_GOSLEEP:
+		case GTR_V1_GOBLOCK:
+		case GTR_V1_GOBLOCKSEND:
+		case GTR_V1_GOBLOCKRECV:
+		case GTR_V1_GOBLOCKSELECT:
+		case GTR_V1_GOBLOCKSYNC:
+		case GTR_V1_GOBLOCKCOND:
+		case GTR_V1_GOBLOCKNET:
+		case GTR_V1_GOSYSBLOCK:
+		case GTR_V1_GOBLOCKGC:
+			ev->g = c->g;
+			c->g = 0;
+			break;
+		case GTR_V1_GOSYSEXIT:
+		case GTR_V1_GOWAITING:
+		case GTR_V1_GOINSYSCALL:
+			ev->g = ev->args[0];
+			break;
+		default:
+			ev->g = c->g;
+		}
+		return 1;
+	}
+}
+
+static int64_t batch_of(const gtr_v1_index *x, uint64_t off)
+{
+	size_t lo = 0, hi = x->nbatches;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->batches[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_error *err)
+{
+	const gtr_v1_index *x = X(t);
+	const gtr_v1_oob *o = &x->oob[i];
+	uint64_t pos = o->off, lead[2];
+	int rc = decode_one(t, &pos, t->size, ev, lead, err);
+	ev->batch = batch_of(x, o->off);
+	ev->index = -1;
+	if (rc < 0) {
+		if (err && err->batch < 0)
+			err->batch = ev->batch;
+		return rc;
+	}
+	ev->ticks = o->ticks;
+	ev->seq = o->key;
+	ev->blocked = 0;
+	ev->oob = 1;
+	if (ev->type == GTR_V1_CPUSAMPLE) {
+		ev->g = ev->args[2];
+		ev->p = ev->args[1] == UINT64_MAX ? -1 : (int64_t)ev->args[1];
+	} else {
+		ev->g = ev->args[0];
+		ev->p = ev->batch >= 0 ? x->batches[ev->batch].p : -1;
+	}
+	return 0;
+}
+
+ptrdiff_t gtr_v1_oob_find(const gtr_v1_index *x, uint64_t off)
+{
+	size_t lo = 0, hi = x->noob;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->oob[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->noob && x->oob[lo].off == off ? (ptrdiff_t)lo : -1;
+}
+
+/* ---- reader hooks: the ordering lives in core/v1_order.c ---- */
+
+int gtr_v1_reader_open(gtr_reader *r, gtr_error *err)
+{
+	return gtr_v1_order_open(&r->impl, r->t, err);
+}
+
+int gtr_v1_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err)
+{
+	return gtr_v1_order_next(r->impl, ev, err);
+}
+
+void gtr_v1_reader_free(gtr_reader *r)
+{
+	gtr_v1_order_free(r->impl);
+	r->impl = NULL;
+}

@@ -70,7 +70,10 @@ for f in "$@"; do
 		"$godir/go-1.27/bin/go" tool trace -d=parsed "$f" 2>/dev/null | slices_go_parsed | top_n >"$out/go"
 		oracle="go 1.27 -d=parsed"
 	elif [ -x "$godir/go-1.15/bin/go" ]; then
-		"$godir/go-1.15/bin/go" tool trace -d "$f" 2>/dev/null | slices_go15 | top_n >"$out/go"
+		bin=""
+		# Go 1.15 reads go 1.5 traces only with a binary argument, for symbols.
+		[ "$v" -le 6 ] && bin=/bin/true
+		"$godir/go-1.15/bin/go" tool trace -d $bin "$f" 2>/dev/null | slices_go15 | top_n >"$out/go"
 		oracle="go 1.15 -d"
 	else
 		continue
@@ -83,7 +86,7 @@ for f in "$@"; do
 	grep -o '"rank":[0-9]*,"duration_ns":[0-9]*,"duration_s":[0-9.]*,"g":[0-9]*' "$out/json" |
 		sed -E 's/.*"duration_ns":([0-9]+).*"g":([0-9]+)/\1 \2/' >"$out/gtr"
 	if msg=$(awk -v tol=1000 '
-		FNR == 1 { f++ }
+			{ f = FILENAME == ARGV[1] ? 1 : 2 }
 		f == 1 { gd[++n1] = $1; gg[n1] = $3 }
 		f == 2 { td[++n2] = $1; tg[n2] = $2 }
 		END {

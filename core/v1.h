@@ -1,0 +1,201 @@
+/*
+ * core/v1.h: the v1 trace family (go 1.5 to go 1.21) inside core/.
+ * Internal: shared by core/v1.c (index, tables, batch decoding),
+ * core/v1_spec.c (event tables) and core/v1_order.c (ordering and
+ * state transitions).
+ *
+ * A v1 trace is a 16-byte header and a stream of events. Each event
+ * starts with a type byte: the low 6 bits are the event type, the top 2
+ * the number of arguments minus one (minus two for go 1.5, whose events
+ * carry a sequence number too); 3 means the arguments are preceded by
+ * their length in bytes. Arguments are uvarints. Events are grouped in
+ * per-P batches that start with an EvBatch event and have no length:
+ * a batch ends where the next one starts. Timestamps are deltas from the
+ * previous event of the batch, in ticks. String, Stack and Frequency
+ * events are tables that may appear anywhere.
+ */
+#ifndef GTR_CORE_V1_H
+#define GTR_CORE_V1_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idmap.h"
+#include "trace_impl.h"
+
+/* Wire event types, identical in every v1 version that has them. */
+enum {
+	GTR_V1_NONE = 0,
+	GTR_V1_BATCH = 1,
+	GTR_V1_FREQUENCY = 2,
+	GTR_V1_STACK = 3,
+	GTR_V1_GOMAXPROCS = 4,
+	GTR_V1_PROCSTART = 5,
+	GTR_V1_PROCSTOP = 6,
+	GTR_V1_GCSTART = 7,
+	GTR_V1_GCDONE = 8,
+	GTR_V1_GCSTWSTART = 9,
+	GTR_V1_GCSTWDONE = 10,
+	GTR_V1_GCSWEEPSTART = 11,
+	GTR_V1_GCSWEEPDONE = 12,
+	GTR_V1_GOCREATE = 13,
+	GTR_V1_GOSTART = 14,
+	GTR_V1_GOEND = 15,
+	GTR_V1_GOSTOP = 16,
+	GTR_V1_GOSCHED = 17,
+	GTR_V1_GOPREEMPT = 18,
+	GTR_V1_GOSLEEP = 19,
+	GTR_V1_GOBLOCK = 20,
+	GTR_V1_GOUNBLOCK = 21,
+	GTR_V1_GOBLOCKSEND = 22,
+	GTR_V1_GOBLOCKRECV = 23,
+	GTR_V1_GOBLOCKSELECT = 24,
+	GTR_V1_GOBLOCKSYNC = 25,
+	GTR_V1_GOBLOCKCOND = 26,
+	GTR_V1_GOBLOCKNET = 27,
+	GTR_V1_GOSYSCALL = 28,
+	GTR_V1_GOSYSEXIT = 29,
+	GTR_V1_GOSYSBLOCK = 30,
+	GTR_V1_GOWAITING = 31,
+	GTR_V1_GOINSYSCALL = 32,
+	GTR_V1_HEAPALLOC = 33,
+	GTR_V1_NEXTGC = 34,
+	GTR_V1_TIMERGOROUTINE = 35,
+	GTR_V1_FUTILEWAKEUP = 36,
+	GTR_V1_STRING = 37,
+	GTR_V1_GOSTARTLOCAL = 38,
+	GTR_V1_GOUNBLOCKLOCAL = 39,
+	GTR_V1_GOSYSEXITLOCAL = 40,
+	GTR_V1_GOSTARTLABEL = 41,
+	GTR_V1_GOBLOCKGC = 42,
+	GTR_V1_GCMARKASSISTSTART = 43,
+	GTR_V1_GCMARKASSISTDONE = 44,
+	GTR_V1_USERTASKCREATE = 45,
+	GTR_V1_USERTASKEND = 46,
+	GTR_V1_USERREGION = 47,
+	GTR_V1_USERLOG = 48,
+	GTR_V1_CPUSAMPLE = 49,
+	GTR_V1_NTYPES = 50,
+};
+
+/* The fake Ps Go's reader moves some events to (as `go tool trace` prints them). */
+#define GTR_V1_TIMERP 1000001
+#define GTR_V1_NETPOLLP 1000002
+#define GTR_V1_SYSCALLP 1000003
+#define GTR_V1_GCP 1000004
+
+/* Go rejects longer strings and stacks; so do we, which bounds lookups. */
+#define GTR_V1_MAX_STRING 1000000
+#define GTR_V1_MAX_FRAMES 1000
+
+/* More Ps than any machine runs: refused, as the reader keeps state per P. */
+#define GTR_V1_MAX_PROCS 65536
+
+typedef struct gtr_v1_batch {
+	uint64_t off;   /* the EvBatch event */
+	uint64_t end;   /* where the next batch starts, or the end of the input */
+	uint64_t ticks; /* base timestamp */
+	uint64_t seq;   /* base sequence number (go 1.5 only) */
+	int64_t p;      /* -1 for the runtime's global buffer */
+} gtr_v1_batch;
+
+/* The batches of one P, in file order (which is their time order). */
+typedef struct gtr_v1_proc {
+	int64_t p;
+	size_t first; /* into gtr_v1_index.byp */
+	size_t n;
+} gtr_v1_proc;
+
+/*
+ * An event whose place in Go's order is given by a key rather than by
+ * its batch: a CPU sample (key: the time the sample was taken) or a
+ * syscall exit written after the syscall ended (key: the time it ended,
+ * or for go 1.5 its sequence number). Go sorts these into the stream.
+ */
+typedef struct gtr_v1_oob {
+	uint64_t off;
+	uint64_t key;   /* ticks, or the sequence number for go 1.5 */
+	uint64_t ticks; /* the event's time */
+} gtr_v1_oob;
+
+typedef struct gtr_v1_index {
+	int version;
+	gtr_v1_batch *batches; /* file order */
+	size_t nbatches;
+	size_t *byp;           /* batch indices grouped by P, file order within a P */
+	gtr_v1_proc *procs;    /* sorted by P */
+	size_t nprocs;
+	gtr_idmap *strings;    /* id -> offset << 20 | length of the bytes */
+	gtr_idmap *stacks;     /* id -> offset of the Stack event, bit 63: no frames */
+	uint64_t freq;
+	gtr_idmap *timers;     /* timer goroutines (go 1.5 to 1.13): id -> 1 */
+	uint64_t min_ticks, max_ticks;
+	gtr_v1_oob *oob;       /* file order */
+	size_t noob;
+	size_t *oob_order;     /* oob sorted by (key, offset) */
+	uint64_t count[GTR_V1_NTYPES];
+	uint64_t bytes[GTR_V1_NTYPES];
+	/* Per type: which arguments are stack ids and which string ids. */
+	uint8_t stack_args[GTR_V1_NTYPES];
+	uint8_t string_args[GTR_V1_NTYPES];
+} gtr_v1_index;
+
+#define GTR_V1_STACK_EMPTY (UINT64_C(1) << 63)
+
+/* One decoded event, before ordering. */
+typedef struct gtr_v1_event {
+	uint64_t off;
+	uint64_t ticks;  /* time it was written (for an oob event: its key time) */
+	uint64_t seq;    /* go 1.5: global sequence number */
+	uint64_t g;      /* Go's ev.G: the P's goroutine, or the one the event names */
+	uint8_t type;
+	uint8_t nargs;
+	uint8_t blocked; /* GoSysCall: the next event of the goroutine is GoSysBlock */
+	uint8_t oob;     /* came from the oob table, not from a batch */
+	uint64_t args[GTR_MAX_ARGS];
+	gtr_str data;
+	int64_t p;
+	int64_t batch;   /* for errors */
+	int64_t index;
+} gtr_v1_event;
+
+/*
+ * A position inside one batch. Decoding a batch needs only the index
+ * and the goroutine the P was running when the batch started (which the
+ * previous batch of the same P leaves in `g`), so batches can be decoded
+ * independently, by any number of threads.
+ */
+typedef struct gtr_v1_cursor {
+	const gtr_trace *t;
+	uint64_t pos, end;
+	uint64_t ticks, seq;
+	uint64_t g;
+	int64_t p;
+	int64_t batch;
+	int64_t index; /* events read in this batch, the EvBatch event being 0 */
+} gtr_v1_cursor;
+
+/* Positions c at the first event of batch `batch`; g as above (0: none). */
+void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint64_t g);
+
+/*
+ * Decodes the next timed event of the batch into *ev, skipping tables
+ * (strings, stacks, frequency) and CPU samples (which are ordered by the
+ * oob table). Returns 1, 0 at the end of the batch, or a negative
+ * gtr_errcode with err filled (offset, batch and event index).
+ */
+int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err);
+
+/* Decodes oob entry i (a CPU sample or a syscall exit) on its own. */
+int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_error *err);
+
+/* The stack's id with no frames, or missing, reads as 0 (as Go does). */
+uint64_t gtr_v1_stack_or_zero(const gtr_v1_index *x, uint64_t id);
+
+/* Binary search of the oob table by offset: its index, or -1. */
+ptrdiff_t gtr_v1_oob_find(const gtr_v1_index *x, uint64_t off);
+
+/* Nanoseconds since the first event, as Go converts ticks. */
+uint64_t gtr_v1_ns(const gtr_v1_index *x, uint64_t ticks);
+
+#endif
