@@ -63,25 +63,36 @@ static void frames_of(const gtr_trace *t, gtr_stackref s, gtr_frame *f, size_t *
 		*n = 0;
 }
 
-/* The function a goroutine started in: its creation stack's top frame. */
-static gtr_str start_func(const gtr_trace *t, const gtr_slice *s)
+/*
+ * The function a goroutine started in: its creation stack's top frame, or
+ * else the outermost frame of a stack we have of it. Traces without
+ * symbols (go 1.5) give a PC, written into buf.
+ */
+static gtr_str start_func(const gtr_trace *t, const gtr_slice *s, char buf[32])
 {
 	gtr_frame f[MAX_FRAMES];
 	size_t n;
+	const gtr_frame *pick = NULL;
 	frames_of(t, s->create_stack, f, &n);
-	if (n && f[0].func.n)
-		return f[0].func;
-	/* Otherwise the outermost frame of any stack we have of it. */
-	frames_of(t, s->start_stack.id ? s->start_stack : s->end_stack, f, &n);
-	if (n && f[n - 1].func.n)
-		return f[n - 1].func;
-	return GTR_STR("?");
+	if (n) {
+		pick = &f[0];
+	} else {
+		frames_of(t, s->start_stack.id ? s->start_stack : s->end_stack, f, &n);
+		if (n)
+			pick = &f[n - 1];
+	}
+	if (!pick)
+		return GTR_STR("?");
+	if (pick->func.n)
+		return pick->func;
+	int k = snprintf(buf, 32, "0x%llx", (unsigned long long)pick->pc);
+	return (gtr_str){buf, k > 0 ? (size_t)k : 0};
 }
 
-static gtr_str waiter_func(const gtr_trace *t, const gtr_stw_waiter *w)
+static gtr_str waiter_func(const gtr_trace *t, const gtr_stw_waiter *w, char buf[32])
 {
 	gtr_slice s = {.create_stack = w->create_stack, .end_stack = w->stack};
-	return start_func(t, &s);
+	return start_func(t, &s, buf);
 }
 
 /* How a slice ended, in words, written into buf. */
@@ -187,6 +198,7 @@ static int stw_summary(const gtr_greedy *g, stw_stats *st)
 static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats *st,
 			const gtr_greedy_report_opts *opts, gtr_out *o)
 {
+	char fnbuf[32];
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	size_t depth = opts->stack_depth;
 	gtr_out_printf(o, "gtr greedy: %s\n", opts->file);
@@ -219,7 +231,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 		const gtr_slice *s = &g->est[i];
 		gtr_out_printf(o, "                #%zu G%lld ", i + 1, (long long)s->g);
 		gtr_out_dur(o, gtr_slice_dur(s));
-		gtr_str fn = start_func(t, s);
+		gtr_str fn = start_func(t, s, fnbuf);
 		gtr_out_printf(o, " %.*s%s\n", (int)fn.n, fn.p, s->truncated ? " (truncated)" : "");
 	}
 	if (g->nest > 16)
@@ -235,7 +247,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 			gtr_out_i64(o, s->p);
 		else
 			gtr_out_char(o, '-');
-		gtr_str fn = start_func(t, s);
+		gtr_str fn = start_func(t, s, fnbuf);
 		gtr_out_printf(o, "  %.*s\n", (int)fn.n, fn.p);
 		gtr_out_str(o, "    from ");
 		out_ms(o, s->start);
@@ -296,7 +308,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 				const gtr_stw_waiter *w = &g->waiters[p->first_waiter + k];
 				if (!w->stopped)
 					continue;
-				gtr_str fn = waiter_func(t, w);
+				gtr_str fn = waiter_func(t, w, fnbuf);
 				gtr_out_printf(o, "      G%lld on P%lld (%.*s) stopped after ", (long long)w->g,
 					       (long long)w->p, (int)fn.n, fn.p);
 				gtr_out_dur(o, w->stopped - p->start);
@@ -305,7 +317,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 				gtr_out_char(o, '\n');
 			}
 			const gtr_stw_waiter *c = &g->waiters[p->first_waiter + (size_t)p->culprit];
-			gtr_str fn = waiter_func(t, c);
+			gtr_str fn = waiter_func(t, c, fnbuf);
 			gtr_out_printf(o, "    made the world wait: G%lld (%.*s), the last to stop, ",
 				       (long long)c->g, (int)fn.n, fn.p);
 			gtr_out_dur(o, c->stopped - p->start);
@@ -354,6 +366,7 @@ static void json_ending(gtr_out *o, uint8_t state, gtr_str reason, int truncated
 
 static void json_slice(const gtr_trace *t, gtr_out *o, const gtr_slice *s, size_t rank)
 {
+	char fnbuf[32];
 	uint64_t d = gtr_slice_dur(s);
 	gtr_out_printf(o, "{\"rank\":%zu,\"duration_ns\":%llu,\"duration_s\":%.9f,\"g\":%lld,\"p\":%lld,"
 			  "\"start_ns\":%llu,\"end_ns\":%llu,\"truncated\":%s,\"end_state\":\"%s\",\"reason\":",
@@ -364,7 +377,7 @@ static void json_slice(const gtr_trace *t, gtr_out *o, const gtr_slice *s, size_
 	gtr_out_str(o, ",\"ended\":");
 	json_ending(o, s->end_state, s->reason, s->truncated);
 	gtr_out_str(o, ",\"function\":");
-	gtr_out_json_str(o, start_func(t, s));
+	gtr_out_json_str(o, start_func(t, s, fnbuf));
 	gtr_out_printf(o, ",\"start_event\":\"%s\",\"end_event\":%s%s%s,\"events_before\":[",
 		       spec_name(t, s->start_ev), s->truncated ? "" : "\"",
 		       s->truncated ? "null" : spec_name(t, s->end_ev), s->truncated ? "" : "\"");
@@ -380,6 +393,7 @@ static void json_slice(const gtr_trace *t, gtr_out *o, const gtr_slice *s, size_
 static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats *st,
 			const gtr_greedy_report_opts *opts, gtr_out *o)
 {
+	char fnbuf[32];
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	gtr_out_str(o, "{\"schema\":\"gtr.greedy.v1\",\"trace\":{\"file\":");
 	gtr_out_json_str(o, (gtr_str){opts->file, strlen(opts->file)});
@@ -427,7 +441,7 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 				       (unsigned long long)w->stopped,
 				       (unsigned long long)(w->stopped - p->start),
 				       (int64_t)k == p->culprit ? "true" : "false");
-			gtr_out_json_str(o, waiter_func(t, w));
+			gtr_out_json_str(o, waiter_func(t, w, fnbuf));
 			gtr_out_str(o, ",\"ended\":");
 			json_ending(o, w->end_state, w->reason, 0);
 			gtr_out_str(o, ",\"stack\":");
