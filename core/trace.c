@@ -14,11 +14,11 @@ int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr
 	static const char magic[] = "go 1.";
 	if (n == 0)
 		return gtr_error_set(err, GTR_E_NOTTRACE, 0, "empty input: not a Go execution trace");
+	/* A file that ends while it still reads like a header was cut short. */
 	size_t i = 0;
 	for (; i < 5; i++) {
 		if (i >= n)
-			return gtr_error_set(err, GTR_E_NOTTRACE, i,
-					     "not a Go execution trace: only %zu bytes, no trace header", n);
+			goto cut;
 		if (d[i] != (uint8_t)magic[i])
 			return gtr_error_set(err, GTR_E_NOTTRACE, i,
 					     "not a Go execution trace: no \"go 1.N trace\" header");
@@ -31,15 +31,18 @@ int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr
 	}
 	static const char tail[] = " trace";
 	int ok = digits > 0;
-	for (size_t j = 0; ok && j < sizeof tail - 1; j++, i++)
-		ok = i < n && d[i] == (uint8_t)tail[j];
-	if (ok && n < 16)
-		return gtr_error_set(err, GTR_E_TRUNCATED, n,
-				     "truncated trace: the file ends inside its 16-byte header");
-	for (; ok && i < 16; i++)
+	for (size_t j = 0; ok && j < sizeof tail - 1; j++, i++) {
+		if (i >= n)
+			goto cut;
+		ok = d[i] == (uint8_t)tail[j];
+	}
+	for (; ok && i < 16; i++) {
+		if (i >= n)
+			goto cut;
 		ok = d[i] == 0;
+	}
 	if (!ok)
-		return gtr_error_set(err, GTR_E_NOTTRACE, i < n ? i : n,
+		return gtr_error_set(err, GTR_E_NOTTRACE, i - 1,
 				     "not a Go execution trace: malformed \"go 1.N trace\" header");
 	for (size_t k = 0; k < sizeof known_versions / sizeof known_versions[0]; k++) {
 		if (known_versions[k] == v) {
@@ -51,6 +54,9 @@ int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr
 	return gtr_error_set(err, GTR_E_VERSION, 5,
 			     "unsupported trace version go 1.%d (gtr reads go 1.%d to go 1.%d traces)", v,
 			     GTR_VERSION_OLDEST, GTR_VERSION_NEWEST);
+cut:
+	return gtr_error_set(err, GTR_E_TRUNCATED, n,
+			     "truncated trace: the file ends after %zu bytes, inside its 16-byte header", n);
 }
 
 int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
