@@ -40,9 +40,8 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libgtr.a
 
 RUN_TRACE ?= corpora/traces/greedy-coarse-go1.26.trace
 
-run: deps all ## build, then run gtr on a bundled trace
-	$(BUILD)/gtr footprint $(RUN_TRACE)
-	$(BUILD)/gtr dump --stacks $(RUN_TRACE) | head -n 40
+run: deps all ## build, then run gtr greedy on a bundled trace
+	$(BUILD)/gtr greedy -n 5 $(RUN_TRACE)
 
 deps: ## install the Debian packages gtr builds with, when missing
 	@tests/deps.sh
