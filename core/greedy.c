@@ -1,6 +1,7 @@
 /* core/greedy.c: slices, the top-N heap, Tmax_stw and the measured pauses. */
 #include "greedy.h"
 #include "idmap.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,22 +62,6 @@ uint64_t gtr_percentile(const uint64_t *sorted, size_t n, double q)
 	return sorted[rank - 1];
 }
 
-/* Grows *p (of element size sz) to hold at least need elements. */
-static int reserve(void *pp, size_t *cap, size_t need, size_t sz)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	void *np = realloc(*(void **)pp, ncap * sz);
-	if (!np)
-		return GTR_E_NOMEM;
-	*(void **)pp = np;
-	*cap = ncap;
-	return 0;
-}
-
 static void heap_swap(gtr_slice *h, size_t i, size_t j)
 {
 	gtr_slice tmp = h[i];
@@ -123,7 +108,7 @@ static gstate *gstate_of(run *r, int64_t id)
 	uint64_t idx;
 	if (gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
 		return &r->gs[idx];
-	if (reserve(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0 ||
+	if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0 ||
 	    gtr_idmap_put(r->gids, 0, (uint64_t)id, r->ngs) < 0)
 		return NULL;
 	gstate *g = &r->gs[r->ngs++];
@@ -152,7 +137,7 @@ static void chain_copy(const gstate *g, gtr_slice *s)
 
 static int start_slice(run *r, gstate *g, const gtr_event *ev)
 {
-	if (reserve(&r->running, &r->caprunning, r->nrunning + 1, sizeof *r->running) < 0)
+	if (gtr_grow(&r->running, &r->caprunning, r->nrunning + 1, sizeof *r->running) < 0)
 		return GTR_E_NOMEM;
 	g->running = (int64_t)r->nrunning;
 	r->running[r->nrunning++] = (size_t)(g - r->gs);
@@ -211,8 +196,8 @@ static int lookup_type(const gtr_spec *specs, size_t n, const char *name)
 static int stw_begin(run *r, const gtr_event *ev)
 {
 	gtr_greedy *res = r->res;
-	if (reserve(&res->stw, &r->capstw, res->nstw + 1, sizeof *res->stw) < 0 ||
-	    reserve(&res->waiters, &r->capwaiters, res->nwaiters + r->nrunning, sizeof *res->waiters) < 0)
+	if (gtr_grow(&res->stw, &r->capstw, res->nstw + 1, sizeof *res->stw) < 0 ||
+	    gtr_grow(&res->waiters, &r->capwaiters, res->nwaiters + r->nrunning, sizeof *res->waiters) < 0)
 		return GTR_E_NOMEM;
 	gtr_stw *s = &res->stw[res->nstw];
 	memset(s, 0, sizeof *s);
@@ -282,7 +267,7 @@ static int on_event(run *r, const gtr_event *ev)
 	res->last_ts = ev->ts;
 	int type = ev->type;
 	if (type == r->ty_procs && ev->nargs >= 1) {
-		if (reserve(&res->procs, &r->capprocs, res->nprocs + 1, sizeof *res->procs) < 0)
+		if (gtr_grow(&res->procs, &r->capprocs, res->nprocs + 1, sizeof *res->procs) < 0)
 			return GTR_E_NOMEM;
 		res->procs[res->nprocs++] = (gtr_procs_change){ev->ts, ev->args[0]};
 		if (ev->args[0] > res->maxprocs)

@@ -11,6 +11,7 @@
  */
 #include "v1.h"
 #include "v1_order.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -217,22 +218,6 @@ static uint64_t stack_values(int version, uint64_t frames)
 	return 2 + (version == 5 ? 1 : 4) * frames;
 }
 
-/* Growable arrays; every element added stands for bytes of the input, which bounds them. */
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 64;
-	if (ncap > SIZE_MAX / elem)
-		return GTR_E_NOMEM;
-	void *q = realloc(*p, ncap * elem);
-	if (!q)
-		return GTR_E_NOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static void index_free(gtr_v1_index *x)
 {
 	if (!x)
@@ -367,7 +352,7 @@ static void see_ticks(gtr_v1_index *x, builder *b, uint64_t ticks)
 
 static int add_oob(gtr_v1_index *x, builder *b, uint64_t off, uint64_t key, uint64_t ticks)
 {
-	if (grow((void **)&x->oob, &b->cap_oob, x->noob, sizeof *x->oob) < 0)
+	if (gtr_grow(&x->oob, &b->cap_oob, x->noob + 1, sizeof *x->oob) < 0)
 		return GTR_E_NOMEM;
 	x->oob[x->noob++] = (gtr_v1_oob){off, key, ticks};
 	return 0;
@@ -551,7 +536,7 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 
 		switch (typ) {
 		case GTR_V1_BATCH:
-			if (grow((void **)&x->batches, &b.cap_batches, x->nbatches, sizeof *x->batches) < 0)
+			if (gtr_grow(&x->batches, &b.cap_batches, x->nbatches + 1, sizeof *x->batches) < 0)
 				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
 			if (x->nbatches)
 				x->batches[x->nbatches - 1].end = off;

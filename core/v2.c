@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spec_impl.h"
+#include "vec.h"
 
 int64_t gtr_v2_ns(double ns_per_tick, uint64_t ticks)
 {
@@ -56,25 +57,6 @@ int gtr_v2_has_stack(const gtr_v2_index *ix, uint32_t gen, uint64_t id)
 {
 	uint64_t v;
 	return id == 0 || gtr_idmap_get(ix->stacks, gen, id, &v);
-}
-
-/* Grows *p (of *cap elements of `elem` bytes) to hold at least `need`. */
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return GTR_E_NOMEM;
-		ncap *= 2;
-	}
-	void *q = realloc(*p, ncap * elem);
-	if (!q)
-		return GTR_E_NOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -174,7 +156,27 @@ typedef struct builder {
 	int open;             /* a generation is being read */
 	int have_freq, have_snap;
 	gtr_idmap *mrank;     /* (gen, m) -> index into ix->ms */
+	int partial, lenient; /* GTR_OPEN_PARTIAL, GTR_OPEN_LENIENT */
+	int cut;              /* the last error was the end of the input */
+	gtr_loss *loss;       /* the trace's */
 } builder;
+
+/*
+ * Reading leniently, an error in a batch whose header was sound skips
+ * that batch: records it, marks it broken, forgets the error and returns
+ * 1. Otherwise returns 0 and the error stands.
+ */
+static int skip_batch(builder *b, int rc, size_t bi)
+{
+	if (!b->lenient || rc == GTR_E_NOMEM)
+		return 0;
+	gtr_v2_batch *bt = &b->ix->batches[bi];
+	gtr_loss_add(&b->loss->batches, bt->off, bt->data + bt->len - bt->off,
+		     "batch %zu at byte %llu: %s", bi, (unsigned long long)bt->off, b->err->msg);
+	bt->kind = GTR_V2_B_BROKEN;
+	gtr_error_clear(b->err);
+	return 1;
+}
 
 static int nomem(builder *b)
 {
@@ -185,7 +187,7 @@ static int nomem(builder *b)
 static int header_uv(builder *b, uint64_t *p, uint64_t *v, size_t batch, uint64_t start)
 {
 	int k = gtr_uvarint_decode(b->d + *p, b->d + b->size, v);
-	if (k == GTR_UVARINT_SHORT)
+	if (k == GTR_UVARINT_SHORT && (b->cut = 1))
 		return gtr_v2_fail(b->err, GTR_E_TRUNCATED, *p, (int64_t)batch, -1,
 				   "truncated trace: batch %zu at byte %llu: the file ends inside its "
 				   "header, %llu bytes remain",
@@ -348,7 +350,15 @@ static int parse_stacks(builder *b, size_t bi)
 		for (uint64_t i = 0; i < nframes; i++) {
 			for (int j = 1; j <= 2; j++) {
 				uint64_t sid = fr[4 * i + (uint64_t)j];
-				if (!gtr_v2_has_string(b->ix, bt->gen, sid))
+				if (!gtr_v2_has_string(b->ix, bt->gen, sid) &&
+				    b->ix->gens[bt->gen].tolerant) {
+					gtr_loss_add(&b->loss->refs, at, 0,
+						     "stack %llu at byte %llu names string %llu, which "
+						     "generation %llu does not have",
+						     (unsigned long long)id, (unsigned long long)at,
+						     (unsigned long long)sid,
+						     (unsigned long long)b->ix->gens[bt->gen].num);
+				} else if (!gtr_v2_has_string(b->ix, bt->gen, sid))
 					return gtr_v2_fail(
 						b->err, GTR_E_NOSTRING, at, (int64_t)bi, ev,
 						"stack %llu at byte %llu: frame %llu names %s string "
@@ -383,7 +393,7 @@ static int start_gen(builder *b, uint64_t num, uint64_t off)
 	gtr_v2_index *ix = b->ix;
 	if (ix->ngens >= UINT32_MAX)
 		return gtr_v2_fail(b->err, GTR_E_CORRUPT, off, -1, -1, "too many generations");
-	if (reserve((void **)&ix->gens, &b->capg, ix->ngens + 1, sizeof *ix->gens) < 0)
+	if (gtr_grow(&ix->gens, &b->capg, ix->ngens + 1, sizeof *ix->gens) < 0)
 		return nomem(b);
 	gtr_v2_gen *g = &ix->gens[ix->ngens++];
 	memset(g, 0, sizeof *g);
@@ -391,6 +401,7 @@ static int start_gen(builder *b, uint64_t num, uint64_t off)
 	g->off = off;
 	g->first = ix->nbatches;
 	g->ms_first = ix->nms;
+	g->tolerant = (uint8_t)b->lenient;
 	b->open = 1;
 	b->have_freq = 0;
 	b->have_snap = 0;
@@ -407,23 +418,36 @@ static int close_gen(builder *b, uint64_t end)
 	b->open = 0;
 	g->end = end;
 	g->n = ix->nbatches - g->first;
-	if (!b->have_freq)
-		return gtr_v2_fail(b->err, GTR_E_CORRUPT, g->off, -1, -1,
-				   "generation %llu (bytes %llu to %llu) has no frequency",
-				   (unsigned long long)g->num, (unsigned long long)g->off,
-				   (unsigned long long)end);
-	if (b->version >= 25 && !b->have_snap)
-		return gtr_v2_fail(b->err, GTR_E_CORRUPT, g->off, -1, -1,
-				   "generation %llu (bytes %llu to %llu) has no clock snapshot",
-				   (unsigned long long)g->num, (unsigned long long)g->off,
-				   (unsigned long long)end);
+	if (!b->have_freq || (b->version >= 25 && !b->have_snap)) {
+		const char *what = !b->have_freq ? "frequency" : "clock snapshot";
+		if (!b->lenient)
+			return gtr_v2_fail(b->err, GTR_E_CORRUPT, g->off, -1, -1,
+					   "generation %llu (bytes %llu to %llu) has no %s",
+					   (unsigned long long)g->num, (unsigned long long)g->off,
+					   (unsigned long long)end, what);
+		/* Its times cannot be known: the whole generation goes. */
+		gtr_loss_add(&b->loss->generations, g->off, end - g->off,
+			     "generation %llu (bytes %llu to %llu, %zu batches) has no %s",
+			     (unsigned long long)g->num, (unsigned long long)g->off,
+			     (unsigned long long)end, g->n, what);
+		ix->nbatches = g->first;
+		ix->ngens--;
+		return 0;
+	}
 	/* Strings first: stack frames refer to them. */
 	for (size_t i = g->first; i < g->first + g->n; i++)
-		if (ix->batches[i].kind == GTR_V2_B_STRINGS && (rc = parse_strings(b, i)) < 0)
+		if (ix->batches[i].kind == GTR_V2_B_STRINGS && (rc = parse_strings(b, i)) < 0 &&
+		    !skip_batch(b, rc, i))
 			return rc;
 	for (size_t i = g->first; i < g->first + g->n; i++)
-		if (ix->batches[i].kind == GTR_V2_B_STACKS && (rc = parse_stacks(b, i)) < 0)
+		if (ix->batches[i].kind == GTR_V2_B_STACKS && (rc = parse_stacks(b, i)) < 0 &&
+		    !skip_batch(b, rc, i))
 			return rc;
+	if (b->lenient) {
+		for (size_t i = g->first; i < g->first + g->n; i++)
+			if ((rc = validate_batch(b, g, i)) < 0)
+				return rc;
+	}
 	/* Group the event batches by M, Ms in order of first appearance,
 	 * batches in file order: the reader's per-M cursors walk these. */
 	size_t nev = 0;
@@ -433,7 +457,7 @@ static int close_gen(builder *b, uint64_t end)
 			continue;
 		uint64_t r;
 		if (!gtr_idmap_get(b->mrank, gi, bt->m, &r)) {
-			if (reserve((void **)&ix->ms, &b->capms, ix->nms + 1, sizeof *ix->ms) < 0)
+			if (gtr_grow(&ix->ms, &b->capms, ix->nms + 1, sizeof *ix->ms) < 0)
 				return nomem(b);
 			r = ix->nms - g->ms_first;
 			ix->ms[ix->nms++] = (gtr_v2_mbatches){bt->m, 0, 0};
@@ -444,7 +468,7 @@ static int close_gen(builder *b, uint64_t end)
 		nev++;
 	}
 	g->nms = ix->nms - g->ms_first;
-	if (reserve((void **)&ix->mb, &b->capmb, ix->nmb + nev, sizeof *ix->mb) < 0)
+	if (gtr_grow(&ix->mb, &b->capmb, ix->nmb + nev, sizeof *ix->mb) < 0)
 		return nomem(b);
 	size_t at = ix->nmb;
 	for (size_t j = g->ms_first; j < ix->nms; j++) {
@@ -501,7 +525,7 @@ static int read_batch(builder *b, uint64_t *pos)
 	unsigned exp = 0;
 	int rc;
 	if (type == GTR_V2_EV_EXPERIMENTAL_BATCH) {
-		if (p >= b->size)
+		if (p >= b->size && (b->cut = 1))
 			return gtr_v2_fail(b->err, GTR_E_TRUNCATED, p, (int64_t)bi, -1,
 					   "truncated trace: batch %zu at byte %llu: the file ends inside "
 					   "its header, 1 byte remains",
@@ -522,7 +546,7 @@ static int read_batch(builder *b, uint64_t *pos)
 				   "maximum of %u (%llu bytes remain in the file)",
 				   bi, (unsigned long long)start, (unsigned long long)len,
 				   GTR_V2_MAX_BATCH, (unsigned long long)(b->size - p));
-	if (len > b->size - p)
+	if (len > b->size - p && (b->cut = 1))
 		return gtr_v2_fail(b->err, GTR_E_TRUNCATED, start, (int64_t)bi, -1,
 				   "truncated trace: batch %zu at byte %llu needs %llu bytes, only "
 				   "%llu remain",
@@ -537,7 +561,7 @@ static int read_batch(builder *b, uint64_t *pos)
 			return rc;
 	} else {
 		uint64_t cur = ix->gens[ix->ngens - 1].num;
-		if (b->version < 26 && gen == cur + 1) {
+		if ((b->version < 26 || b->lenient) && gen == cur + 1) {
 			/* Before 1.26 the next generation starts where the
 			 * number changes. */
 			if ((rc = close_gen(b, start)) < 0 || (rc = start_gen(b, gen, start)) < 0)
@@ -553,7 +577,9 @@ static int read_batch(builder *b, uint64_t *pos)
 					   (unsigned long long)cur);
 		}
 	}
-	if (reserve((void **)&ix->batches, &b->capb, bi + 1, sizeof *ix->batches) < 0)
+	/* Closing a generation may have dropped its batches. */
+	bi = ix->nbatches;
+	if (gtr_grow(&ix->batches, &b->capb, bi + 1, sizeof *ix->batches) < 0)
 		return nomem(b);
 	gtr_v2_batch *bt = &ix->batches[bi];
 	memset(bt, 0, sizeof *bt);
@@ -566,14 +592,14 @@ static int read_batch(builder *b, uint64_t *pos)
 	bt->type = (uint8_t)type;
 	bt->exp = (uint8_t)exp;
 	ix->nbatches++;
-	if ((rc = classify(b, bt, bi)) < 0)
+	*pos = p + len;
+	if ((rc = classify(b, bt, bi)) < 0 && !skip_batch(b, rc, bi))
 		return rc;
 	gtr_v2_gen *g = &ix->gens[bt->gen];
 	if (g->min_ts == 0 || time < g->min_ts)
 		g->min_ts = time;
-	if (bt->kind == GTR_V2_B_SYNC && (rc = parse_sync(b, bi)) < 0)
+	if (bt->kind == GTR_V2_B_SYNC && (rc = parse_sync(b, bi)) < 0 && !skip_batch(b, rc, bi))
 		return rc;
-	*pos = p + len;
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 
 #include "v2.h"
 #include "v2_order.h"
+#include "vec.h"
 
 typedef struct mcur {
 	int64_t m;
@@ -368,24 +369,6 @@ static int mcur_next(v2_reader *r, mcur *c, gtr_error *err)
 	}
 }
 
-static int reserve(void **p, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / elem)
-			return GTR_E_NOMEM;
-		ncap *= 2;
-	}
-	void *q = realloc(*p, ncap * elem);
-	if (!q)
-		return GTR_E_NOMEM;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
-
 static int nomem(gtr_error *err)
 {
 	return gtr_v2_fail(err, GTR_E_NOMEM, 0, -1, -1, "out of memory");
@@ -426,7 +409,7 @@ static int load_samples(v2_reader *r, const gtr_v2_gen *g, gtr_error *err)
 							   (unsigned long long)p);
 				p += (uint64_t)k;
 			}
-			if (reserve((void **)&r->samples, &r->capsamples, r->nsamples + 1,
+			if (gtr_grow(&r->samples, &r->capsamples, r->nsamples + 1,
 				    sizeof *r->samples) < 0)
 				return nomem(err);
 			r->samples[r->nsamples++] = (sample){gtr_v2_ns(g->ns_per_tick, v[0]),
@@ -435,7 +418,7 @@ static int load_samples(v2_reader *r, const gtr_v2_gen *g, gtr_error *err)
 			ev++;
 		}
 	}
-	if (reserve((void **)&r->items, &r->capitems, r->nsamples, sizeof *r->items) < 0)
+	if (gtr_grow(&r->items, &r->capitems, r->nsamples, sizeof *r->items) < 0)
 		return nomem(err);
 	for (size_t i = 0; i < r->nsamples; i++)
 		r->items[i] = (sortitem){r->samples[i].time, i};
@@ -463,7 +446,7 @@ static int install(v2_reader *r, size_t gi, gtr_v2_out *out, gtr_error *err)
 	r->have_gen = 1;
 	r->ncurs = 0;
 	r->nheap = 0;
-	if (reserve((void **)&r->curs, &r->capcurs, g->nms, sizeof *r->curs) < 0)
+	if (gtr_grow(&r->curs, &r->capcurs, g->nms, sizeof *r->curs) < 0)
 		return nomem(err);
 	free(r->heap);
 	free(r->tmp);
@@ -627,7 +610,7 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 			/* The earliest event must wait: try the others in time
 			 * order, after sorting the heap as Go does (a sorted
 			 * array is still a heap). */
-			if (reserve((void **)&r->items, &r->capitems, r->nheap + r->nsamples,
+			if (gtr_grow(&r->items, &r->capitems, r->nheap + r->nsamples,
 				    sizeof *r->items) < 0) {
 				rc = nomem(err);
 				break;
