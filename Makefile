@@ -19,13 +19,24 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan fuzz help clean
+.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan sanitize fuzz help clean
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
 $(BUILD)/%.o: %.c $(wildcard core/*.h io/*.h simd/*.h) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# The page of `gtr report`: core/report.html as a C array (od, from coreutils).
+$(BUILD)/gen/html_template.h: core/report.html
+	@mkdir -p $(dir $@)
+	@{ echo '/* Made from core/report.html by the Makefile: edit that file. */'; \
+	  echo 'static const unsigned char gtr_html_tpl[] = {'; \
+	  od -An -v -tu1 $< | sed -e 's/^ *//' -e 's/  */,/g' -e 's/$$/,/'; \
+	  echo '0};'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/core/html_report.o: $(BUILD)/gen/html_template.h
+$(BUILD)/core/html_report.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/libgtr.a: $(LIB_OBJ)
 	@rm -f $@
@@ -53,6 +64,17 @@ test: deps go ## build and run every test: unit, differential, CLI
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) tests/run.sh $(TEST_BIN)
 
+BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libgtr.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -I. -o $@ $< $(BUILD)/libgtr.a $(LDLIBS)
+
+bench: deps go ## throughput and memory on big generated traces, against go tool trace (bench/README.md)
+	@case "$(OPT) $(EXTRA_CFLAGS)" in *sanitize*) echo "make bench: not with sanitizers" >&2; exit 2;; esac
+	@$(MAKE) --no-print-directory all $(BENCH_BIN)
+	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) bench/run.sh
+
 corpora: go ## run the corpus programs under every Go toolchain, writing corpora/traces
 	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)
 	corpora/check-traces.sh $(GO_DIR) corpora/traces
@@ -65,11 +87,36 @@ ubsan: ## run the tests under UndefinedBehaviorSanitizer
 	$(MAKE) test BUILD=build-ubsan OPT="-O1 -g" \
 		EXTRA_CFLAGS="-fsanitize=undefined -fno-sanitize-recover=all"
 
-tsan: ## run the tests under ThreadSanitizer
-	$(MAKE) test BUILD=build-tsan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread"
+# Criterion cannot run under ThreadSanitizer (its test runner fails to map
+# its arena: Snaipe/Criterion#274), so `make tsan` runs every suite but the
+# unit tests; the threaded path (check's workers, -j 1 to 8) is driven
+# through the command line by tests/checktest.sh.
+tsan: ## run the tests under ThreadSanitizer (all but the Criterion unit tests)
+	$(MAKE) test BUILD=build-tsan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread" TEST_BIN=
+
+sanitize: ## run the tests once under AddressSanitizer and UndefinedBehaviorSanitizer together
+	$(MAKE) test BUILD=build-sanitize OPT="-O1 -g -fno-omit-frame-pointer" \
+		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all"
+
+# Fuzzing: libFuzzer with clang, the library built with the sanitizers.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := fuzz_v1 fuzz_v2 fuzz_cli
+FUZZ_BUILD   := build-fuzz
+FUZZ_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_trace.h $(BUILD)/libgtr.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -I. -o $@ $< $(BUILD)/libgtr.a $(LDLIBS)
+
+fuzz: ## run each fuzz target for FUZZ_SECONDS (default 60; clang and libFuzzer installed when missing)
+	@tests/fuzz-deps.sh
+	@$(MAKE) --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) OPT="-O1 -g" \
+		EXTRA_CFLAGS="$(FUZZ_FLAGS) -fsanitize=fuzzer-no-link" \
+		$(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/%)
+	@GO_DIR=$(GO_DIR) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 help: ## list the targets
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
 clean: ## remove build outputs
-	rm -rf build build-asan build-ubsan build-tsan
+	rm -rf build build-asan build-ubsan build-tsan build-sanitize build-fuzz

@@ -195,17 +195,35 @@ static int stw_summary(const gtr_greedy *g, stw_stats *st)
 	return 0;
 }
 
+/* ANSI attributes for the headings, when the report goes to a terminal. */
+typedef struct paint {
+	const char *bold, *rank, *warn, *off;
+} paint;
+
 static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats *st,
 			const gtr_greedy_report_opts *opts, gtr_out *o)
 {
+	static const paint plain = {"", "", "", ""}, ansi = {"\033[1m", "\033[1;36m", "\033[1;31m", "\033[0m"};
+	const paint *c = opts->color ? &ansi : &plain;
 	char fnbuf[32];
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	size_t depth = opts->stack_depth;
-	gtr_out_printf(o, "gtr greedy: %s\n", opts->file);
+	gtr_out_printf(o, "%sgtr greedy: %s%s\n", c->bold, opts->file, c->off);
 	gtr_out_printf(o, "  trace       go 1.%d (%s format), ", info->version,
 		       info->family == GTR_FAMILY_V1 ? "v1" : "v2");
 	gtr_out_dur(o, g->last_ts - g->first_ts);
 	gtr_out_printf(o, ", %llu events\n", (unsigned long long)g->events);
+	/* A partial read says so first: what follows covers only what was read. */
+	gtr_loss loss;
+	gtr_trace_loss(t, &loss);
+	if (gtr_loss_any(&loss)) {
+		char lines[8][GTR_LOSS_LINE], sum[400];
+		size_t n = gtr_loss_lines(&loss, lines, 8);
+		gtr_loss_summary(&loss, info->bytes, sum, sizeof sum);
+		for (size_t i = 0; i < n; i++)
+			gtr_out_printf(o, "  %s%s\n", i ? "            " : "partial     ", lines[i]);
+		gtr_out_printf(o, "              %s\n", sum);
+	}
 	gtr_out_str(o, "  GOMAXPROCS  ");
 	if (g->nprocs == 0) {
 		gtr_out_str(o, "not recorded\n");
@@ -237,11 +255,11 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 	if (g->nest > 16)
 		gtr_out_printf(o, "                ... and %zu more\n", g->nest - 16);
 
-	gtr_out_printf(o, "\ntop %zu on-processor slices, longest first\n", g->ntop);
+	gtr_out_printf(o, "\n%stop %zu on-processor slices, longest first%s\n", c->bold, g->ntop, c->off);
 	for (size_t i = 0; i < g->ntop; i++) {
 		const gtr_slice *s = &g->top[i];
 		uint64_t d = gtr_slice_dur(s);
-		gtr_out_printf(o, "\n#%zu  %lluns -> %.6fs  G%lld on P", i + 1, (unsigned long long)d,
+		gtr_out_printf(o, "\n%s#%zu%s  %lluns -> %.6fs  G%lld on P", c->rank, i + 1, c->off, (unsigned long long)d,
 			       (double)d / 1e9, (long long)s->g);
 		if (s->p >= 0)
 			gtr_out_i64(o, s->p);
@@ -272,7 +290,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 			text_stack(t, o, s->end_stack, depth, "        ");
 	}
 
-	gtr_out_str(o, "\nstop-the-world pauses measured: ");
+	gtr_out_printf(o, "\n%sstop-the-world pauses measured:%s ", c->bold, c->off);
 	if (g->nstw == 0) {
 		gtr_out_str(o, "none in this trace\n");
 	} else {
@@ -288,7 +306,7 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 			n = g->nstw < 10 ? g->nstw : 10;
 		for (size_t i = 0; i < n; i++) {
 			const gtr_stw *p = st->byd[i];
-			gtr_out_printf(o, "\n#%zu  ", i + 1);
+			gtr_out_printf(o, "\n%s#%zu%s  ", c->rank, i + 1, c->off);
 			gtr_out_dur(o, p->end - p->start);
 			gtr_out_printf(o, "  %.*s  at ", (int)p->kind.n, p->kind.p);
 			out_ms(o, p->start);
@@ -316,17 +334,17 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 				out_ending(o, w->end_state, w->reason, 0);
 				gtr_out_char(o, '\n');
 			}
-			const gtr_stw_waiter *c = &g->waiters[p->first_waiter + (size_t)p->culprit];
-			gtr_str fn = waiter_func(t, c, fnbuf);
-			gtr_out_printf(o, "    made the world wait: G%lld (%.*s), the last to stop, ",
-				       (long long)c->g, (int)fn.n, fn.p);
-			gtr_out_dur(o, c->stopped - p->start);
+			const gtr_stw_waiter *cw = &g->waiters[p->first_waiter + (size_t)p->culprit];
+			gtr_str fn = waiter_func(t, cw, fnbuf);
+			gtr_out_printf(o, "    %smade the world wait:%s G%lld (%.*s), the last to stop, ",
+				       c->warn, c->off, (long long)cw->g, (int)fn.n, fn.p);
+			gtr_out_dur(o, cw->stopped - p->start);
 			gtr_out_str(o, " after the pause began, at:\n");
-			text_stack(t, o, c->stack, depth, "        ");
+			text_stack(t, o, cw->stack, depth, "        ");
 		}
 	}
 
-	gtr_out_str(o, "\nestimate against measurement: Tmax_stw ");
+	gtr_out_printf(o, "\n%sestimate against measurement:%s Tmax_stw ", c->bold, c->off);
 	gtr_out_dur(o, g->tmax_stw);
 	if (g->nstw == 0) {
 		gtr_out_str(o, "; the trace records no stop-the-world pause to compare it with\n");
@@ -400,6 +418,32 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 	gtr_out_printf(o, ",\"version\":\"1.%d\",\"format\":\"%s\",\"span_ns\":%llu,\"events\":%llu},",
 		       info->version, info->family == GTR_FAMILY_V1 ? "v1" : "v2",
 		       (unsigned long long)(g->last_ts - g->first_ts), (unsigned long long)g->events);
+	gtr_loss loss;
+	gtr_trace_loss(t, &loss);
+	if (gtr_loss_any(&loss)) {
+		/* Only on a partial read, so that complete reads keep their output. */
+		char lines[8][GTR_LOSS_LINE];
+		size_t n = gtr_loss_lines(&loss, lines, 8);
+		gtr_out_printf(o, "\"loss\":{\"truncated\":%s,", loss.truncated ? "true" : "false");
+		if (loss.truncated)
+			gtr_out_printf(o, "\"truncated_at\":%llu,\"truncated_after_ns\":%lld,",
+				       (unsigned long long)loss.truncated_at,
+				       (long long)loss.truncated_after_ns);
+		gtr_out_printf(o,
+			       "\"bytes_not_decoded\":%llu,\"batches_skipped\":%llu,"
+			       "\"generations_skipped\":%llu,\"events_dropped\":%llu,"
+			       "\"references_missing\":%llu,\"lines\":[",
+			       (unsigned long long)gtr_loss_bytes(&loss),
+			       (unsigned long long)(loss.truncated_batches + loss.batches.count),
+			       (unsigned long long)loss.generations.count,
+			       (unsigned long long)loss.events.count, (unsigned long long)loss.refs.count);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				gtr_out_char(o, ',');
+			gtr_out_json_str(o, (gtr_str){lines[i], strlen(lines[i])});
+		}
+		gtr_out_str(o, "]},");
+	}
 	gtr_out_printf(o, "\"gomaxprocs\":{\"max\":%llu,\"changes\":[", (unsigned long long)g->maxprocs);
 	for (size_t i = 0; i < g->nprocs; i++)
 		gtr_out_printf(o, "%s{\"ts_ns\":%llu,\"procs\":%llu}", i ? "," : "",

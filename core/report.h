@@ -40,12 +40,30 @@ void gtr_out_json_str(gtr_out *o, gtr_str s);
 /* Writes a duration for people: "950 ns", "120.5 µs", "7.486 ms", "1.234 s". */
 void gtr_out_dur(gtr_out *o, uint64_t ns);
 
+/* Longest line gtr_loss_lines writes, its NUL included. */
+#define GTR_LOSS_LINE 640
+
+/*
+ * Describes a loss record (core/trace.h), one line per kind of loss that
+ * occurred, without newlines: what was skipped, its bytes, where the
+ * first one is and why, and the time it covered. Writes at most `max`
+ * lines; returns how many.
+ */
+size_t gtr_loss_lines(const gtr_loss *l, char lines[][GTR_LOSS_LINE], size_t max);
+
+/* Bytes of the input the read did not use. */
+uint64_t gtr_loss_bytes(const gtr_loss *l);
+
+/* One line summing the loss up, for a file of file_bytes bytes. */
+void gtr_loss_summary(const gtr_loss *l, uint64_t file_bytes, char *buf, size_t cap);
+
 #include "greedy.h"
 
 typedef struct gtr_greedy_report_opts {
 	const char *file; /* shown in the header */
 	int json;
 	size_t stack_depth; /* frames per stack; 0 for all */
+	int color;          /* text: headings in ANSI colour (for a terminal) */
 } gtr_greedy_report_opts;
 
 /* The greedy report, as text in the proposal's layout or as JSON. */

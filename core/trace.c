@@ -1,6 +1,8 @@
 /* core/trace.c: detect, and dispatch to the format family. */
 #include "trace_impl.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,20 +61,50 @@ cut:
 			     "truncated trace: the file ends after %zu bytes, inside its 16-byte header", n);
 }
 
+/* The version a newer trace is read as, with GTR_OPEN_LENIENT. */
+static int newer_version(const uint8_t *d, size_t n)
+{
+	int v = 0, digits = 0;
+	for (size_t i = 5; i < n && i < 16 && d[i] >= '0' && d[i] <= '9' && digits < 4; i++, digits++)
+		v = v * 10 + (d[i] - '0');
+	return v;
+}
+
 int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
 		   gtr_error *err)
 {
+	return gtr_trace_open_ex(out, data, size, k, 0, err);
+}
+
+static int open_with(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
+		     unsigned flags, gtr_progress_fn progress, void *progress_ctx, gtr_error *err)
+{
 	*out = NULL;
-	int version;
+	int version, found = 0;
 	gtr_family family;
-	int rc = gtr_detect(data, size, &version, &family, err);
-	if (rc < 0)
+	if (flags & GTR_OPEN_LENIENT)
+		flags |= GTR_OPEN_PARTIAL;
+	gtr_error derr;
+	gtr_error_clear(&derr);
+	int rc = gtr_detect(data, size, &version, &family, &derr);
+	if (rc == GTR_E_VERSION && (flags & GTR_OPEN_LENIENT) &&
+	    (found = newer_version(data, size)) > GTR_VERSION_NEWEST) {
+		/* A newer Go: its format most likely extends the newest we know. */
+		version = GTR_VERSION_NEWEST;
+		family = GTR_FAMILY_V2;
+		rc = 0;
+	}
+	if (rc < 0) {
+		if (err && err->code == GTR_OK)
+			*err = derr;
 		return rc;
+	}
 	gtr_trace *t = calloc(1, sizeof *t);
 	if (!t)
 		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	t->data = data;
 	t->size = size;
+	t->flags = flags;
 	if (k)
 		t->kernels = *k;
 	else
@@ -80,14 +112,57 @@ int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_
 	t->info.version = version;
 	t->info.family = family;
 	t->info.bytes = size;
+	t->loss.truncated_after_ns = -1;
+	t->rloss.truncated_after_ns = -1;
+	if (found) {
+		t->loss.version_found = found;
+		t->loss.version_read = version;
+	}
 	t->specs = gtr_specs(version, &t->nspecs);
+	t->progress = progress;
+	t->progress_ctx = progress_ctx;
+	t->progress_step = size / 1000 > GTR_PROGRESS_STEP ? size / 1000 : GTR_PROGRESS_STEP;
+	t->progress_next = t->progress_step;
 	rc = family == GTR_FAMILY_V1 ? gtr_v1_open(t, err) : gtr_v2_open(t, err);
 	if (rc < 0) {
+		if (found && err) {
+			/* Say that the newest decoder was only a guess. */
+			char msg[2 * sizeof err->msg];
+			snprintf(msg, sizeof msg, "go 1.%d trace read as go 1.%d, the newest gtr knows: %s",
+				 found, version, err->msg);
+			memcpy(err->msg, msg, sizeof err->msg - 1);
+			err->msg[sizeof err->msg - 1] = 0;
+		}
 		free(t);
 		return rc;
 	}
+	pthread_mutex_init(&t->lock, NULL);
+	if (progress)
+		progress(progress_ctx, GTR_PHASE_INDEX, size, size);
 	*out = t;
 	return 0;
+}
+
+int gtr_trace_open_ex(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
+		      unsigned flags, gtr_error *err)
+{
+	return open_with(out, data, size, k, flags, NULL, NULL, err);
+}
+
+int gtr_trace_open_opts(gtr_trace **out, const uint8_t *data, size_t size,
+			const gtr_open_opts *opts, gtr_error *err)
+{
+	/* Fields past an older caller's sz read as zero. */
+	gtr_open_opts o = {0};
+	if (opts)
+		memcpy(&o, opts, opts->sz && opts->sz < sizeof o ? opts->sz : sizeof o);
+	return open_with(out, data, size, o.kernels, o.flags, o.progress, o.progress_ctx, err);
+}
+
+const char *gtr_phase_name(gtr_phase p)
+{
+	static const char *const names[] = {"index", "decode", "reduce"};
+	return (unsigned)p < sizeof names / sizeof names[0] ? names[p] : "?";
 }
 
 void gtr_trace_free(gtr_trace *t)
@@ -98,7 +173,111 @@ void gtr_trace_free(gtr_trace *t)
 		gtr_v1_free(t);
 	else
 		gtr_v2_free(t);
+	pthread_mutex_destroy(&t->lock);
 	free(t);
+}
+
+/* ---- loss records ---- */
+
+void gtr_loss_add(gtr_loss_item *it, uint64_t off, uint64_t bytes, const char *fmt, ...)
+{
+	if (it->count++ == 0) {
+		it->first_off = off;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(it->why, sizeof it->why, fmt, ap);
+		va_end(ap);
+	}
+	it->bytes += bytes;
+}
+
+void gtr_loss_time(gtr_loss_item *it, uint64_t from, uint64_t to)
+{
+	if (to < from)
+		to = from;
+	if (!it->has_time) {
+		it->from_ns = from;
+		it->to_ns = to;
+		it->has_time = 1;
+		return;
+	}
+	if (from < it->from_ns)
+		it->from_ns = from;
+	if (to > it->to_ns)
+		it->to_ns = to;
+}
+
+static uint64_t rebase1(uint64_t v, int64_t base)
+{
+	return (int64_t)v > base ? v - (uint64_t)base : 0;
+}
+
+void gtr_loss_rebase(gtr_loss *l, int64_t base)
+{
+	gtr_loss_item *items[] = {&l->batches, &l->generations, &l->garbage, &l->events, &l->refs};
+	for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+		if (!items[i]->has_time)
+			continue;
+		items[i]->from_ns = rebase1(items[i]->from_ns, base);
+		items[i]->to_ns = rebase1(items[i]->to_ns, base);
+	}
+	if (l->truncated_after_ns >= 0)
+		l->truncated_after_ns = (int64_t)rebase1((uint64_t)l->truncated_after_ns, base);
+}
+
+int gtr_loss_any(const gtr_loss *l)
+{
+	return l->truncated || l->batches.count || l->generations.count || l->garbage.count ||
+	       l->events.count || l->refs.count || l->version_found;
+}
+
+/* A reader's findings: every reader of a trace finds the same, or less
+ * when it stopped early, so the largest of each kind is kept. */
+static void merge_item(gtr_loss_item *into, const gtr_loss_item *from)
+{
+	if (from->count > into->count)
+		*into = *from;
+}
+
+static void merge_loss(gtr_loss *into, const gtr_loss *from)
+{
+	merge_item(&into->batches, &from->batches);
+	merge_item(&into->generations, &from->generations);
+	merge_item(&into->garbage, &from->garbage);
+	merge_item(&into->events, &from->events);
+	merge_item(&into->refs, &from->refs);
+}
+
+static void add_item(gtr_loss_item *into, const gtr_loss_item *from)
+{
+	if (!from->count)
+		return;
+	if (!into->count) {
+		*into = *from;
+		return;
+	}
+	into->count += from->count;
+	into->bytes += from->bytes;
+	if (from->first_off < into->first_off) {
+		into->first_off = from->first_off;
+		memcpy(into->why, from->why, sizeof into->why);
+	}
+	if (from->has_time)
+		gtr_loss_time(into, from->from_ns, from->to_ns);
+}
+
+void gtr_trace_loss(const gtr_trace *t, gtr_loss *out)
+{
+	gtr_trace *mt = (gtr_trace *)t;
+	*out = t->loss;
+	pthread_mutex_lock(&mt->lock);
+	gtr_loss r = t->rloss;
+	pthread_mutex_unlock(&mt->lock);
+	add_item(&out->batches, &r.batches);
+	add_item(&out->generations, &r.generations);
+	add_item(&out->garbage, &r.garbage);
+	add_item(&out->events, &r.events);
+	add_item(&out->refs, &r.refs);
 }
 
 const gtr_trace_info *gtr_trace_get_info(const gtr_trace *t)
@@ -156,16 +335,45 @@ int gtr_reader_open(gtr_reader **out, const gtr_trace *t, gtr_error *err)
 	return 0;
 }
 
+/* Tells the trace's progress callback how far r has got: by time, as the
+ * events come in time order and the bytes of a trace follow its time. */
+static void reader_progress(gtr_reader *r, const gtr_event *ev, int rc)
+{
+	const gtr_trace *t = r->t;
+	uint64_t done = t->size, span = t->info.span_ns;
+	if (rc > 0) {
+		if (ev->ts < span)
+			done = (uint64_t)((double)ev->ts / (double)span * (double)t->size);
+		if (done < r->progress_next)
+			return;
+		r->progress_next = done + t->progress_step;
+	} else if (r->progress_next == UINT64_MAX) {
+		return; /* the end was told already */
+	} else {
+		r->progress_next = UINT64_MAX;
+	}
+	t->progress(t->progress_ctx, GTR_PHASE_DECODE, done, t->size);
+}
+
 int gtr_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err)
 {
-	return r->t->info.family == GTR_FAMILY_V1 ? gtr_v1_reader_next(r, ev, err)
-						  : gtr_v2_reader_next(r, ev, err);
+	int rc = r->t->info.family == GTR_FAMILY_V1 ? gtr_v1_reader_next(r, ev, err)
+						    : gtr_v2_reader_next(r, ev, err);
+	if (r->t->progress && ((++r->nev & 4095) == 0 || rc <= 0))
+		reader_progress(r, ev, rc);
+	return rc;
 }
 
 void gtr_reader_free(gtr_reader *r)
 {
 	if (!r)
 		return;
+	if (gtr_loss_any(&r->loss)) {
+		gtr_trace *mt = (gtr_trace *)r->t;
+		pthread_mutex_lock(&mt->lock);
+		merge_loss(&mt->rloss, &r->loss);
+		pthread_mutex_unlock(&mt->lock);
+	}
 	if (r->t->info.family == GTR_FAMILY_V1)
 		gtr_v1_reader_free(r);
 	else

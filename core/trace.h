@@ -59,7 +59,117 @@ int gtr_detect(const uint8_t *data, size_t size, int *version, gtr_family *famil
  */
 int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
 		   gtr_error *err);
+
+/* Flags of gtr_trace_open_ex. */
+enum {
+	/*
+	 * A trace cut short opens: its complete part is read and the cut
+	 * is recorded in the loss record (v2: the generations before the
+	 * cut, and the cut one when its frequency was written; v1: only
+	 * when the cut falls after the Frequency event, which Go writes
+	 * when tracing stops). Corrupt content is still an error.
+	 */
+	GTR_OPEN_PARTIAL = 1,
+	/*
+	 * Also skip what cannot be decoded (a broken batch, a generation
+	 * without frequency, bytes where a batch header should be, events
+	 * that cannot be ordered, references to strings and stacks that do
+	 * not exist) and read a trace of a newer Go with the newest decoder
+	 * gtr has. Everything skipped is recorded; implies GTR_OPEN_PARTIAL.
+	 */
+	GTR_OPEN_LENIENT = 2,
+};
+
+/*
+ * gtr_trace_open with flags (0: as gtr_trace_open). When the input is
+ * truncated and GTR_OPEN_PARTIAL is given, this succeeds if anything
+ * complete is left; gtr_trace_loss then says what was lost.
+ */
+int gtr_trace_open_ex(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
+		      unsigned flags, gtr_error *err);
 void gtr_trace_free(gtr_trace *t);
+
+/* What a long run is doing, as a progress callback is told. */
+typedef enum gtr_phase {
+	GTR_PHASE_INDEX = 0, /* gtr_trace_open's pass over the file */
+	GTR_PHASE_DECODE,    /* a reader going through the events */
+	GTR_PHASE_REDUCE,    /* after the events: merging, resolving, writing */
+} gtr_phase;
+
+/* "index", "decode", "reduce". */
+const char *gtr_phase_name(gtr_phase p);
+
+/*
+ * Told `done` of `total` bytes of `phase`. The index pass calls it at
+ * batch granularity; a reader, every few thousand events, with the
+ * bytes estimated from how far its events have got through the trace's
+ * time span. Calls are spaced at least GTR_PROGRESS_STEP bytes apart
+ * (or 1/1000 of the input, if larger), and each pass ends with a call
+ * where done == total. It runs on the thread of the open or the reader
+ * that made the progress: with readers on several threads it must be
+ * thread-safe. It must not call back into the trace.
+ */
+typedef void (*gtr_progress_fn)(void *ctx, gtr_phase phase, uint64_t done, uint64_t total);
+
+#define GTR_PROGRESS_STEP (1u << 20)
+
+/* Options of gtr_trace_open_opts. */
+typedef struct gtr_open_opts {
+	size_t sz;                  /* sizeof(gtr_open_opts): lets the struct grow */
+	unsigned flags;             /* GTR_OPEN_* */
+	const gtr_kernels *kernels; /* NULL: scalar */
+	gtr_progress_fn progress;   /* NULL: none; kept for the trace's readers */
+	void *progress_ctx;
+} gtr_open_opts;
+
+/* gtr_trace_open with options (NULL: as gtr_trace_open). */
+int gtr_trace_open_opts(gtr_trace **out, const uint8_t *data, size_t size,
+			const gtr_open_opts *opts, gtr_error *err);
+
+/*
+ * One kind of loss: how many things of that kind were skipped, the
+ * bytes they take, where the first one is, what was wrong with it, and
+ * the time their events covered, when it is known.
+ */
+typedef struct gtr_loss_item {
+	uint64_t count;
+	uint64_t bytes;
+	uint64_t first_off;
+	uint64_t from_ns, to_ns; /* ns since the trace's first event; valid when has_time */
+	int has_time;
+	char why[256];           /* the first one's problem, one line, no offset prefix */
+} gtr_loss_item;
+
+/*
+ * What a partial or lenient read left out. Filled by the decoders as
+ * they meet it (at open, and while readers run); never printed by the
+ * library.
+ */
+typedef struct gtr_loss {
+	int truncated;            /* the input ends inside a batch, an event or a generation */
+	uint64_t truncated_at;    /* where the complete part ends */
+	uint64_t truncated_bytes; /* bytes from there to the end, not read */
+	uint64_t truncated_batches; /* batches of the cut part not read (complete or not) */
+	int64_t truncated_after_ns; /* events after this time are missing; -1 unknown */
+	char truncated_why[256];  /* the decoder's description of the cut */
+	gtr_loss_item batches;    /* broken batches skipped (lenient) */
+	gtr_loss_item generations; /* generations skipped: no frequency or clock (lenient) */
+	gtr_loss_item garbage;    /* bytes skipped to find the next batch (lenient) */
+	gtr_loss_item events;     /* events dropped because they could not be ordered */
+	gtr_loss_item refs;       /* references to missing strings or stacks, read as none */
+	int version_found;        /* nonzero: a newer version, read as version_read */
+	int version_read;
+} gtr_loss;
+
+/* 1 when anything at all was lost. */
+int gtr_loss_any(const gtr_loss *l);
+
+/*
+ * Copies what was lost so far into *out: what the open found, and the
+ * most any reader of t has found (readers record theirs when they end
+ * or are freed). Thread-safe.
+ */
+void gtr_trace_loss(const gtr_trace *t, gtr_loss *out);
 
 const gtr_trace_info *gtr_trace_get_info(const gtr_trace *t);
 const gtr_spec *gtr_trace_specs(const gtr_trace *t, size_t *n);

@@ -5,6 +5,8 @@
 #ifndef GTR_CORE_TRACE_IMPL_H
 #define GTR_CORE_TRACE_IMPL_H
 
+#include <pthread.h>
+
 #include "trace.h"
 
 struct gtr_trace {
@@ -15,12 +17,45 @@ struct gtr_trace {
 	const gtr_spec *specs;
 	size_t nspecs;
 	void *impl; /* the family's index, owned */
+	unsigned flags;       /* GTR_OPEN_*; LENIENT implies PARTIAL */
+	gtr_loss loss;        /* what the open skipped; fixed once open returns */
+	pthread_mutex_t lock; /* guards rloss */
+	gtr_loss rloss;       /* the most any reader has skipped */
+	gtr_progress_fn progress; /* NULL: nobody is told */
+	void *progress_ctx;
+	uint64_t progress_step;   /* bytes between two calls */
+	uint64_t progress_next;   /* the index pass's next call */
 };
 
 struct gtr_reader {
 	const gtr_trace *t;
-	void *impl; /* the family's reader state, owned */
+	void *impl;    /* the family's reader state, owned */
+	gtr_loss loss; /* what this reader skipped */
+	uint64_t nev;           /* events returned, to space progress calls */
+	uint64_t progress_next; /* bytes at which it tells next */
 };
+
+/*
+ * The index pass has reached byte `off`: tells the progress callback when
+ * it has moved on by a step since the last call. Cheap enough per batch.
+ */
+static inline void gtr_index_progress(gtr_trace *t, uint64_t off)
+{
+	if (t->progress && off >= t->progress_next) {
+		t->progress_next = off + t->progress_step;
+		t->progress(t->progress_ctx, GTR_PHASE_INDEX, off, t->size);
+	}
+}
+
+/* Records one more lost thing of a kind: the first one gives `off` and why. */
+void gtr_loss_add(gtr_loss_item *it, uint64_t off, uint64_t bytes, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Widens the time range of a kind of loss to cover [from, to]. */
+void gtr_loss_time(gtr_loss_item *it, uint64_t from, uint64_t to);
+
+/* Moves the times of every item back by `base` (raw clock -> since the first event). */
+void gtr_loss_rebase(gtr_loss *l, int64_t base);
 
 /*
  * Each family implements the same hooks. `open` fills t->impl and

@@ -13,6 +13,7 @@
 #include "v1_order.h"
 #include "vec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,14 +365,75 @@ static int add_oob(gtr_v1_index *x, builder *b, uint64_t off, uint64_t key, uint
  * (their varints are still checked for length, inline ones by the scan
  * kernel) and fully decoded later by the batch decoder.
  */
+/* A known event type starts at p, or the input ends there. */
+static int known_at(const gtr_trace *t, uint64_t p)
+{
+	if (p >= t->size)
+		return p == t->size;
+	unsigned typ = t->data[p] & 0x3f;
+	return typ < t->nspecs && t->specs[typ].name != NULL;
+}
+
+/*
+ * Reading leniently: the next place after `from` where decoding can
+ * start again, or the end of the input. That is a Batch event (a P that
+ * may exist, its clock), or one of the events Go writes after the last
+ * batch, when tracing stops (Frequency, or a length-prefixed Stack),
+ * followed by an event of a known type.
+ */
+static uint64_t next_batch(const gtr_trace *t, uint64_t from)
+{
+	const uint8_t *d = t->data;
+	const unsigned lead = lead_values(t->info.version);
+	/* Untimed events: their count of values (field + lead) is the spec's count of args. */
+	const unsigned nbatch = t->specs[GTR_V1_BATCH].nargs, nfreq = t->specs[GTR_V1_FREQUENCY].nargs;
+	for (uint64_t q = from + 1; q < t->size; q++) {
+		unsigned typ = d[q] & 0x3f, field = d[q] >> 6, want = 0;
+		if (typ == GTR_V1_BATCH && field < 3 && field + lead == nbatch)
+			want = nbatch;
+		else if (typ == GTR_V1_FREQUENCY && field < 3 && field + lead == nfreq)
+			want = nfreq;
+		else if (typ == GTR_V1_STACK && field == 3)
+			want = 1;
+		if (want == 0 || want > 4)
+			continue;
+		uint64_t p = q + 1, v[4];
+		unsigned i = 0;
+		for (; i < want; i++) {
+			int k = gtr_uvarint_decode(d + p, d + t->size, &v[i]);
+			if (k <= 0)
+				break;
+			p += (uint64_t)k;
+		}
+		if (i < want)
+			continue;
+		if (typ == GTR_V1_BATCH && v[0] >= GTR_V1_MAX_PROCS && v[0] != UINT64_MAX)
+			continue;
+		if (typ == GTR_V1_FREQUENCY && (v[0] < 1000 || v[0] > UINT64_C(1) << 40))
+			continue;
+		if (typ == GTR_V1_STACK) {
+			if (v[0] > t->size - p)
+				continue;
+			p += v[0];
+		}
+		if (known_at(t, p))
+			return q;
+	}
+	return t->size;
+}
+
 static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 {
 	const uint8_t *d = t->data;
 	const uint64_t size = t->size;
 	const int v5 = t->info.version == 5;
 	const unsigned lead = lead_values(t->info.version);
+	const int partial = (t->flags & (GTR_OPEN_PARTIAL | GTR_OPEN_LENIENT)) != 0;
+	const int lenient = (t->flags & GTR_OPEN_LENIENT) != 0;
 	builder b = {0};
 	uint64_t pos = 16, ticks = 0, seq = 0, nevents = 0;
+	uint64_t ev_at = 16;  /* the event being indexed, for recovery */
+	int in_loop = 1;
 	int64_t batch = -1, index = -1;
 	uint64_t v[8];
 	size_t n;
@@ -394,8 +456,9 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 		plain[typ] = t->specs[typ].name && timed(typ) && typ != GTR_V1_GOSYSEXIT &&
 			     typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG;
 
+loop:
 	while (pos < size) {
-		const uint64_t off = pos;
+		const uint64_t off = ev_at = pos;
 		const uint8_t byte = d[pos++];
 		const unsigned typ = byte & 0x3f, field = byte >> 6;
 		index++;
@@ -536,9 +599,11 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 
 		switch (typ) {
 		case GTR_V1_BATCH:
+			gtr_index_progress(t, off);
 			if (gtr_grow(&x->batches, &b.cap_batches, x->nbatches + 1, sizeof *x->batches) < 0)
 				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
-			if (x->nbatches)
+			/* (Unless recovery already ended it, at an undecodable event.) */
+			if (x->nbatches && x->batches[x->nbatches - 1].end == size)
 				x->batches[x->nbatches - 1].end = off;
 			ticks = v5 ? v[2] : v[1];
 			seq = v5 ? v[1] : 0;
@@ -591,6 +656,14 @@ counted:
 		x->bytes[typ] += pos - off;
 		nevents++;
 	}
+done:
+	in_loop = 0;
+	if (x->freq == 0 && t->loss.truncated)
+		FAIL(gtr_error_set(err, GTR_E_TRUNCATED, t->loss.truncated_at,
+				   "%s; a v1 trace (go 1.21 and older) gets its Frequency event when "
+				   "tracing stops, so no time in what was written before the cut can be "
+				   "computed",
+				   t->loss.truncated_why));
 	if (x->freq == 0)
 		FAIL(gtr_error_set(err, GTR_E_CORRUPT, size,
 				   "no Frequency event: the trace is incomplete (truncated, or not stopped); "
@@ -606,8 +679,38 @@ counted:
 		FAIL(gtr_error_set(err, GTR_E_CORRUPT, 16,
 				   "the trace names %zu different Ps (more than %d: not a real trace)",
 				   x->nprocs, GTR_V1_MAX_PROCS));
+	if (t->loss.truncated)
+		t->loss.truncated_after_ns = (int64_t)gtr_v1_ns(x, x->max_ticks);
+	if (t->loss.batches.has_time) {
+		/* Recorded in ticks: now they can be converted. */
+		t->loss.batches.from_ns = gtr_v1_ns(x, t->loss.batches.from_ns);
+		t->loss.batches.to_ns = gtr_v1_ns(x, t->loss.batches.to_ns);
+	}
 	return 0;
 fail:
+	if (in_loop && rc != GTR_E_NOMEM && err && err->code != GTR_OK &&
+	    ((partial && rc == GTR_E_TRUNCATED) || lenient)) {
+		/* The batch in progress ends where its undecodable event starts. */
+		if (x->nbatches)
+			x->batches[x->nbatches - 1].end = ev_at;
+		if (partial && rc == GTR_E_TRUNCATED) {
+			t->loss.truncated = 1;
+			t->loss.truncated_at = ev_at;
+			t->loss.truncated_bytes = size - ev_at;
+			snprintf(t->loss.truncated_why, sizeof t->loss.truncated_why, "%s", err->msg);
+			gtr_error_clear(err);
+			goto done;
+		}
+		uint64_t next = next_batch(t, ev_at);
+		gtr_loss_add(&t->loss.batches, ev_at, next - ev_at,
+			     "batch %lld, event at byte %llu: %s; skipped to byte %llu",
+			     (long long)batch, (unsigned long long)ev_at, err->msg, (unsigned long long)next);
+		if (b.have_ticks)
+			gtr_loss_time(&t->loss.batches, ticks, ticks);
+		gtr_error_clear(err);
+		pos = next;
+		goto loop;
+	}
 	if (err && err->code != GTR_OK && err->batch < 0 && batch >= 0) {
 		err->batch = batch;
 		err->event = index;
@@ -636,8 +739,14 @@ int gtr_v1_open(gtr_trace *t, gtr_error *err)
 				     t->info.version);
 	}
 	arg_kinds(t, x);
-	int rc = build(t, x, err);
+	/* A partial or lenient open recovers from some errors: they go to a
+	 * scratch record, and only the one that stops it reaches err. */
+	gtr_error scratch;
+	gtr_error_clear(&scratch);
+	int rc = build(t, x, t->flags ? &scratch : err);
 	if (rc < 0) {
+		if (t->flags && err && err->code == GTR_OK)
+			*err = scratch;
 		index_free(x);
 		return rc;
 	}
@@ -766,13 +875,14 @@ void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint
 	c->p = b->p;
 	c->batch = (int64_t)batch;
 	c->index = 0;
+	c->loss = NULL;
 	/* The header was checked by the index pass: step over its inline values. */
 	unsigned count = (t->data[b->off] >> 6) + lead_values(t->info.version);
 	ptrdiff_t k = gtr_uvarint_skip_scalar(t->data + b->off + 1, t->data + b->end, count);
 	c->pos = k >= 0 ? b->off + 1 + (uint64_t)k : b->end;
 }
 
-static int check_refs(const gtr_trace *t, const gtr_v1_event *ev, gtr_error *err)
+static int check_refs(const gtr_trace *t, gtr_v1_event *ev, gtr_loss *loss, gtr_error *err)
 {
 	const gtr_v1_index *x = X(t);
 	unsigned sm = x->stack_args[ev->type], tm = x->string_args[ev->type];
@@ -781,6 +891,17 @@ static int check_refs(const gtr_trace *t, const gtr_v1_event *ev, gtr_error *err
 		uint64_t id = ev->args[i];
 		if (id == 0)
 			continue;
+		if (gtr_v1_tolerant(t) && (((sm >> i & 1) && !gtr_idmap_get(x->stacks, 0, id, &v)) ||
+					   ((tm >> i & 1) && !gtr_idmap_get(x->strings, 0, id, &v)))) {
+			if (loss)
+				gtr_loss_add(&loss->refs, ev->off, 0,
+					     "%s at offset %llu refers to %s %llu, which the trace does "
+					     "not have",
+					     t->specs[ev->type].name, (unsigned long long)ev->off,
+					     sm >> i & 1 ? "stack" : "string", (unsigned long long)id);
+			ev->args[i] = 0;
+			continue;
+		}
 		if ((sm >> i & 1) && !gtr_idmap_get(x->stacks, 0, id, &v))
 			return gtr_error_set(err, GTR_E_NOSTACK, ev->off,
 					     "%s at offset %llu refers to stack %llu, which the trace does not have",
@@ -801,7 +922,7 @@ static int check_refs(const gtr_trace *t, const gtr_v1_event *ev, gtr_error *err
  * Tables come back with ev->type set and nargs 0; the caller skips them.
  */
 static int decode_one(const gtr_trace *t, uint64_t *pos, uint64_t end, gtr_v1_event *ev, uint64_t lead[2],
-		      gtr_error *err)
+		      gtr_loss *loss, gtr_error *err)
 {
 	const uint64_t off = *pos;
 	if (off >= end)
@@ -851,7 +972,7 @@ static int decode_one(const gtr_trace *t, uint64_t *pos, uint64_t end, gtr_v1_ev
 		if (rc < 0)
 			return rc;
 	}
-	return check_refs(t, ev, err);
+	return check_refs(t, ev, loss, err);
 }
 
 int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
@@ -862,7 +983,7 @@ int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
 			return 0;
 		uint64_t lead[2];
 		c->index++;
-		int rc = decode_one(t, &c->pos, c->end, ev, lead, err);
+		int rc = decode_one(t, &c->pos, c->end, ev, lead, c->loss, err);
 		if (rc < 0) {
 			if (err && err->batch < 0) {
 				err->batch = c->batch;
@@ -938,12 +1059,13 @@ static int64_t batch_of(const gtr_v1_index *x, uint64_t off)
 	return (int64_t)lo - 1;
 }
 
-int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_error *err)
+int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_loss *loss,
+		      gtr_error *err)
 {
 	const gtr_v1_index *x = X(t);
 	const gtr_v1_oob *o = &x->oob[i];
 	uint64_t pos = o->off, lead[2];
-	int rc = decode_one(t, &pos, t->size, ev, lead, err);
+	int rc = decode_one(t, &pos, t->size, ev, lead, loss, err);
 	ev->batch = batch_of(x, o->off);
 	ev->index = -1;
 	if (rc < 0) {
@@ -982,7 +1104,7 @@ ptrdiff_t gtr_v1_oob_find(const gtr_v1_index *x, uint64_t off)
 
 int gtr_v1_reader_open(gtr_reader *r, gtr_error *err)
 {
-	return gtr_v1_order_open(&r->impl, r->t, err);
+	return gtr_v1_order_open(&r->impl, r->t, &r->loss, err);
 }
 
 int gtr_v1_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err)

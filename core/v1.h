@@ -173,6 +173,7 @@ typedef struct gtr_v1_cursor {
 	int64_t p;
 	int64_t batch;
 	int64_t index; /* events read in this batch, the EvBatch event being 0 */
+	gtr_loss *loss; /* a tolerant read counts missing references here; may be NULL */
 } gtr_v1_cursor;
 
 /* Positions c at the first event of batch `batch`; g as above (0: none). */
@@ -186,8 +187,19 @@ void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint
  */
 int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err);
 
-/* Decodes oob entry i (a CPU sample or a syscall exit) on its own. */
-int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_error *err);
+/* Decodes oob entry i (a CPU sample or a syscall exit) on its own; loss as in the cursor. */
+int gtr_v1_decode_oob(const gtr_trace *t, size_t i, gtr_v1_event *ev, gtr_loss *loss,
+		      gtr_error *err);
+
+/*
+ * A tolerant read (lenient, or of a truncated trace) reads references to
+ * missing strings and stacks as none and goes on past what it cannot
+ * decode or order, recording it.
+ */
+static inline int gtr_v1_tolerant(const gtr_trace *t)
+{
+	return (t->flags & GTR_OPEN_LENIENT) || t->loss.truncated;
+}
 
 /* The stack's id with no frames, or missing, reads as 0 (as Go does). */
 uint64_t gtr_v1_stack_or_zero(const gtr_v1_index *x, uint64_t id);

@@ -149,6 +149,8 @@ typedef struct order {
 
 	int failed;
 	gtr_error saved;
+	gtr_loss *loss; /* the reader's */
+	int tolerant;   /* lenient: skip and record what cannot be decoded or ordered */
 } order;
 
 static int nomem(gtr_error *err)
@@ -163,6 +165,18 @@ static int load_head(order *o, proc *pr, size_t pi, gtr_error *err)
 	for (;;) {
 		if (pr->open) {
 			int rc = gtr_v1_cursor_next(&pr->cur, &pr->head, err);
+			if (rc < 0 && o->tolerant && rc != GTR_E_NOMEM && err) {
+				/* The rest of the batch cannot be decoded: skip it. */
+				uint64_t at = err->off > pr->cur.pos ? err->off : pr->cur.pos;
+				uint64_t bytes = pr->cur.end > at ? pr->cur.end - at : 0;
+				gtr_loss_add(&o->loss->batches, at, bytes, "batch %lld: %s; the rest of it skipped",
+					     (long long)pr->cur.batch, err->msg);
+				uint64_t ns = gtr_v1_ns(o->x, pr->cur.ticks);
+				gtr_loss_time(&o->loss->batches, ns, ns);
+				gtr_error_clear(err);
+				pr->cur.pos = pr->cur.end;
+				rc = 0;
+			}
 			if (rc < 0)
 				return rc;
 			if (rc > 0)
@@ -173,6 +187,7 @@ static int load_head(order *o, proc *pr, size_t pi, gtr_error *err)
 		/* The goroutine running on the P carries over into its next batch. */
 		uint64_t g = pr->open ? pr->cur.g : 0;
 		gtr_v1_cursor_init(&pr->cur, o->t, o->x->byp[info->first + pr->next++], g);
+		pr->cur.loss = o->loss;
 		pr->open = 1;
 	}
 }
@@ -362,7 +377,7 @@ static int syscall_blocked(const order *o, const gtr_v1_event *sc, const proc *p
 		if ((o->t->data[e->off] & 0x3f) != GTR_V1_CPUSAMPLE)
 			continue;
 		gtr_v1_event s;
-		int rc = gtr_v1_decode_oob(o->t, x->oob_order[i], &s, err);
+		int rc = gtr_v1_decode_oob(o->t, x->oob_order[i], &s, NULL, err);
 		if (rc < 0)
 			return rc;
 		if (s.g == sc->g)
@@ -425,6 +440,54 @@ static int too_slow(order *o, gtr_error *err)
 			     (unsigned long long)o->checks, (unsigned long long)o->merged);
 }
 
+/*
+ * A tolerant read with every P waiting: the earliest waiting event can
+ * never happen (what it waits for was lost), so it is dropped and
+ * recorded, and its P goes on.
+ */
+static int drop_waiting(order *o, gtr_error *err)
+{
+	/* The scan counts against the time budget, as readiness checks do. */
+	o->checks += o->nprocs;
+	if (over_budget(o))
+		return too_slow(o, err);
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < o->nprocs; i++)
+		if (o->procs[i].state == P_WAIT && (best == SIZE_MAX || before(o, i, best)))
+			best = i;
+	if (best == SIZE_MAX)
+		return no_order(o, err);
+	proc *pr = &o->procs[best];
+	req r = requirement(o, &pr->head);
+	ent *e = r.kind == K_GC ? &o->gc : tget(&o->gs, r.g);
+	if (!e)
+		return no_order(o, err);
+	for (int32_t *link = &e->waiters; *link >= 0; link = &o->procs[*link].link) {
+		if ((size_t)*link == best) {
+			*link = pr->link;
+			break;
+		}
+	}
+	o->nwaiting--;
+	gtr_loss_add(&o->loss->events, pr->head.off, 0,
+		     "%s at offset %llu (P %lld) waits for goroutine %llu, which never reaches the "
+		     "state it needs",
+		     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
+		     (long long)pr->cur.p, (unsigned long long)r.g);
+	uint64_t ns = gtr_v1_ns(o->x, pr->head.ticks);
+	gtr_loss_time(&o->loss->events, ns, ns);
+	int rc = load_head(o, pr, best, err);
+	if (rc < 0)
+		return rc;
+	if (rc > 0) {
+		pr->state = P_PENDING;
+		o->pend[o->npend++] = best;
+	} else {
+		pr->state = P_DONE;
+	}
+	return 0;
+}
+
 /* The next event in merge order: 1, 0 at the end, or an error. */
 static int merge_next(order *o, gtr_v1_event *out, gtr_error *err)
 {
@@ -441,6 +504,11 @@ static int merge_next(order *o, gtr_v1_event *out, gtr_error *err)
 				heap_push(o, pi);
 			else if (wait_on(o, pi, &r) < 0)
 				return nomem(err);
+		}
+		if (!o->nheap && o->nwaiting && o->tolerant) {
+			if ((rc = drop_waiting(o, err)) < 0)
+				return rc;
+			continue;
 		}
 		if (!o->nheap)
 			return o->nwaiting ? no_order(o, err) : 0;
@@ -589,7 +657,7 @@ static int place_next(order *o, const gtr_v1_event **out, gtr_error *err)
 		if (use_o) {
 			o->emitted[oi >> 3] |= (uint8_t)(1u << (oi & 7));
 			o->oob_next++;
-			int rc = gtr_v1_decode_oob(o->t, oi, &o->out, err);
+			int rc = gtr_v1_decode_oob(o->t, oi, &o->out, o->loss, err);
 			*out = &o->out;
 			return rc < 0 ? rc : 1;
 		}
@@ -928,7 +996,7 @@ void gtr_v1_order_free(void *p)
 	free(o);
 }
 
-int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_error *err)
+int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_loss *loss, gtr_error *err)
 {
 	const gtr_v1_index *x = t->impl;
 	order *o = calloc(1, sizeof *o);
@@ -939,6 +1007,8 @@ int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_error *err)
 	o->x = x;
 	o->v5 = t->info.version == 5;
 	o->preinit = 1;
+	o->loss = loss;
+	o->tolerant = (t->flags & GTR_OPEN_LENIENT) != 0;
 	o->nprocs = x->nprocs;
 	size_t n = x->nprocs ? x->nprocs : 1;
 	o->procs = calloc(n, sizeof *o->procs);

@@ -19,8 +19,9 @@
 
 #include "v1.h"
 
-/* Opens an ordered reader over t (whose index is built). *out owns it. */
-int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_error *err);
+/* Opens an ordered reader over t (whose index is built). *out owns it; what a
+ * tolerant read skips goes to *loss. */
+int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_loss *loss, gtr_error *err);
 
 /* Same contract as gtr_reader_next. */
 int gtr_v1_order_next(void *o, gtr_event *ev, gtr_error *err);

@@ -408,6 +408,52 @@ static int start_gen(builder *b, uint64_t num, uint64_t off)
 	return 0;
 }
 
+static uint64_t ns_at(const gtr_v2_gen *g, uint64_t ticks)
+{
+	int64_t ns = gtr_v2_ns(g->ns_per_tick, ticks);
+	return ns > 0 ? (uint64_t)ns : 0;
+}
+
+/*
+ * Reading leniently: decodes an event or CPU-sample batch once, so that
+ * a broken one is skipped here rather than stopping a reader later.
+ */
+static int validate_batch(builder *b, const gtr_v2_gen *g, size_t bi)
+{
+	const gtr_v2_batch *bt = &b->ix->batches[bi];
+	const uint8_t *d = b->d;
+	uint64_t from = ns_at(g, bt->time), to = from;
+	int rc = 0;
+	if (bt->kind == GTR_V2_B_EVENTS) {
+		gtr_v2_cursor c;
+		gtr_v2_raw ev;
+		gtr_v2_cursor_init(&c, b->t, bi, g->ns_per_tick);
+		while ((rc = gtr_v2_cursor_next(&c, &ev, b->err)) > 0)
+			if (ev.time > 0 && (uint64_t)ev.time > to)
+				to = (uint64_t)ev.time;
+	} else if (bt->kind == GTR_V2_B_CPU) {
+		uint64_t p = bt->data + 1, end = bt->data + bt->len, v;
+		while (p < end && rc == 0) {
+			if (d[p] != GTR_V2_EV_CPU_SAMPLE) {
+				rc = gtr_v2_fail(b->err, GTR_E_CORRUPT, p, (int64_t)bi, -1,
+						 "expected a CPUSample event at byte %llu, found type %u",
+						 (unsigned long long)p, d[p]);
+				break;
+			}
+			p++;
+			for (int i = 0; i < 5 && rc == 0; i++)
+				rc = data_uv(b, &p, end, &v, bi, -1, "a CPUSample event");
+		}
+	}
+	if (rc >= 0)
+		return 0;
+	if (!skip_batch(b, rc, bi))
+		return rc;
+	if (bt->kind == GTR_V2_B_BROKEN && from)
+		gtr_loss_time(&b->loss->batches, from, to);
+	return 0;
+}
+
 /* Ends the open generation at `end`: tables, per-M grouping, checks. */
 static int close_gen(builder *b, uint64_t end)
 {
@@ -640,14 +686,102 @@ static void index_free(gtr_v2_index *ix)
 	free(ix);
 }
 
+/*
+ * The input ends at `at` inside a batch (or, 1.26 on, before the open
+ * generation's EndOfGeneration). The open generation is kept, marked
+ * partial, when its frequency was read (it comes first); otherwise it
+ * is dropped.
+ */
+static int cut_at(builder *b, uint64_t at)
+{
+	gtr_v2_index *ix = b->ix;
+	gtr_loss *l = b->loss;
+	l->truncated = 1;
+	snprintf(l->truncated_why, sizeof l->truncated_why, "%s", b->err->msg);
+	gtr_error_clear(b->err);
+	uint64_t from = at;
+	if (at < b->size)
+		l->truncated_batches++; /* the one the end cuts */
+	if (b->open) {
+		gtr_v2_gen *g = &ix->gens[ix->ngens - 1];
+		if (b->have_freq && (b->version < 25 || b->have_snap)) {
+			g->partial = 1;
+			g->tolerant = 1;
+			int rc = close_gen(b, at);
+			if (rc < 0)
+				return rc;
+		} else {
+			l->truncated_batches += ix->nbatches - g->first;
+			from = g->off;
+			ix->nbatches = g->first;
+			ix->ngens--;
+			b->open = 0;
+		}
+	}
+	l->truncated_at = from;
+	l->truncated_bytes = b->size - from;
+	return 0;
+}
+
+/* A batch header that reads well and is followed by what may follow a batch. */
+static int plausible_batch(builder *b, uint64_t q)
+{
+	const gtr_v2_index *ix = b->ix;
+	unsigned type = b->d[q];
+	uint64_t p = q + 1, v[4];
+	if (type == GTR_V2_EV_EXPERIMENTAL_BATCH && b->version >= 23)
+		p++;
+	else if (type != GTR_V2_EV_EVENT_BATCH)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		if (p >= b->size)
+			return 0;
+		int k = gtr_uvarint_decode(b->d + p, b->d + b->size, &v[i]);
+		if (k <= 0)
+			return 0;
+		p += (uint64_t)k;
+	}
+	if (v[0] == 0 || v[3] > GTR_V2_MAX_BATCH || v[3] > b->size - p)
+		return 0;
+	if (ix->ngens) {
+		uint64_t cur = ix->gens[ix->ngens - 1].num;
+		if (v[0] != cur && v[0] != cur + 1)
+			return 0;
+	}
+	uint64_t next = p + v[3];
+	if (next == b->size)
+		return 1;
+	unsigned nt = b->d[next];
+	return nt == GTR_V2_EV_EVENT_BATCH || (nt == GTR_V2_EV_EXPERIMENTAL_BATCH && b->version >= 23) ||
+	       (nt == GTR_V2_EV_END_OF_GENERATION && b->version >= 26);
+}
+
+/* Reading leniently: skips from `from` to the next plausible batch header. */
+static uint64_t resync(builder *b, uint64_t from)
+{
+	uint64_t q = from + 1;
+	while (q < b->size && !plausible_batch(b, q))
+		q++;
+	gtr_loss_add(&b->loss->garbage, from, q - from, "%s", b->err->msg);
+	gtr_error_clear(b->err);
+	return q;
+}
+
 int gtr_v2_open(gtr_trace *t, gtr_error *err)
 {
 	gtr_v2_index *ix = calloc(1, sizeof *ix);
-	builder b = {.t = t, .ix = ix, .err = err, .d = t->data, .size = t->size,
-		     .version = t->info.version};
+	/* A partial or lenient open keeps going after errors: they go to a
+	 * scratch record, and only the one that stops it reaches err. */
+	gtr_error scratch;
+	gtr_error_clear(&scratch);
+	builder b = {.t = t, .ix = ix, .err = &scratch, .d = t->data, .size = t->size,
+		     .version = t->info.version, .loss = &t->loss,
+		     .partial = (t->flags & (GTR_OPEN_PARTIAL | GTR_OPEN_LENIENT)) != 0,
+		     .lenient = (t->flags & GTR_OPEN_LENIENT) != 0};
 	int rc = 0;
 	if (!ix)
 		return gtr_v2_fail(err, GTR_E_NOMEM, 0, -1, -1, "out of memory");
+	t->impl = ix; /* batch cursors look the index up through t */
 	ix->strings = gtr_idmap_create();
 	ix->stacks = gtr_idmap_create();
 	b.mrank = gtr_idmap_create();
@@ -668,13 +802,17 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 	uint64_t pos = 16;
 	while (pos < b.size) {
 		unsigned type = b.d[pos];
+		uint64_t start = pos;
 		if (type == GTR_V2_EV_END_OF_GENERATION && b.version >= 26) {
 			if (!b.open) {
-				rc = gtr_v2_fail(err, GTR_E_CORRUPT, pos, -1, -1,
+				rc = gtr_v2_fail(b.err, GTR_E_CORRUPT, pos, -1, -1,
 						 "EndOfGeneration at byte %llu ends an empty generation "
 						 "(no frequency)",
 						 (unsigned long long)pos);
-				goto fail;
+				if (!b.lenient)
+					goto fail;
+				pos = resync(&b, pos);
+				continue;
 			}
 			if ((rc = close_gen(&b, pos + 1)) < 0)
 				goto fail;
@@ -686,31 +824,62 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 		    !(type == GTR_V2_EV_EXPERIMENTAL_BATCH && b.version >= 23)) {
 			char nb[16];
 			if (type >= GTR_V2_NUM_EVENTS || !ix->lay[type].valid)
-				rc = gtr_v2_fail(err, GTR_E_EVTYPE, pos, -1, -1,
+				rc = gtr_v2_fail(b.err, GTR_E_EVTYPE, pos, -1, -1,
 						 "unknown event type %u at byte %llu, where a batch "
 						 "should start",
 						 type, (unsigned long long)pos);
 			else
-				rc = gtr_v2_fail(err, GTR_E_CORRUPT, pos, -1, -1,
+				rc = gtr_v2_fail(b.err, GTR_E_CORRUPT, pos, -1, -1,
 						 "expected a batch at byte %llu, found a %s event",
 						 (unsigned long long)pos, gtr_v2_name(t, type, nb));
-			goto fail;
+			if (!b.lenient)
+				goto fail;
+			pos = resync(&b, pos);
+			continue;
 		}
-		if ((rc = read_batch(&b, &pos)) < 0)
-			goto fail;
+		gtr_index_progress(t, pos);
+		b.cut = 0;
+		if ((rc = read_batch(&b, &pos)) < 0) {
+			if (rc == GTR_E_NOMEM)
+				goto fail;
+			if (b.cut && b.partial) {
+				if ((rc = cut_at(&b, start)) < 0)
+					goto fail;
+				break;
+			}
+			if (!b.lenient)
+				goto fail;
+			pos = resync(&b, start);
+		}
 	}
 	if (b.open) {
 		if (b.version >= 26) {
 			const gtr_v2_gen *g = &ix->gens[ix->ngens - 1];
-			rc = gtr_v2_fail(err, GTR_E_TRUNCATED, b.size, -1, -1,
+			rc = gtr_v2_fail(b.err, GTR_E_TRUNCATED, b.size, -1, -1,
 					 "truncated trace: generation %llu (from byte %llu) has no "
 					 "EndOfGeneration; the file ends at byte %llu",
 					 (unsigned long long)g->num, (unsigned long long)g->off,
 					 (unsigned long long)b.size);
+			if (!b.partial || (rc = cut_at(&b, b.size)) < 0)
+				goto fail;
+		} else if ((rc = close_gen(&b, b.size)) < 0) {
 			goto fail;
 		}
-		if ((rc = close_gen(&b, b.size)) < 0)
-			goto fail;
+	}
+	if (ix->ngens == 0 && (t->loss.truncated || t->loss.generations.count ||
+			       t->loss.batches.count || t->loss.garbage.count)) {
+		/* Nothing complete is left to read. */
+		if (t->loss.truncated)
+			rc = gtr_v2_fail(b.err, GTR_E_TRUNCATED, t->loss.truncated_at, -1, -1,
+					 "%s; no generation is complete before it",
+					 t->loss.truncated_why);
+		else
+			rc = gtr_v2_fail(b.err, GTR_E_CORRUPT, 16, -1, -1,
+					 "no generation could be decoded: %s",
+					 t->loss.generations.count ? t->loss.generations.why
+					 : t->loss.batches.count ? t->loss.batches.why
+								 : t->loss.garbage.why);
+		goto fail;
 	}
 	gtr_idmap_free(b.mrank);
 	b.mrank = NULL;
@@ -723,17 +892,25 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 	t->info.freq = ix->ngens ? ix->gens[0].freq : 0;
 	t->info.span_ns = 0;
 	int64_t last;
-	if ((rc = last_time(t, &last, err)) < 0) {
-		t->impl = NULL;
+	if ((rc = last_time(t, &last, b.err)) < 0)
 		goto fail;
-	}
 	if (ix->ngens) {
+		const gtr_v2_gen *lg = &ix->gens[ix->ngens - 1];
 		int64_t first = gtr_v2_ns(ix->gens[0].ns_per_tick, ix->gens[0].min_ts);
 		if (last > first)
 			t->info.span_ns = (uint64_t)last - (uint64_t)first;
+		/* Past the cut: after the last event read, or anything in a
+		 * generation cut short (an M may have written none of it). */
+		if (t->loss.truncated)
+			t->loss.truncated_after_ns = lg->partial ? (int64_t)ns_at(lg, lg->min_ts)
+								 : (last > 0 ? last : 0);
+		gtr_loss_rebase(&t->loss, first);
 	}
 	return 0;
 fail:
+	if (err && err->code == GTR_OK)
+		*err = scratch;
+	t->impl = NULL;
 	gtr_idmap_free(b.mrank);
 	index_free(ix);
 	return rc;
@@ -783,8 +960,15 @@ int gtr_v2_stack(const gtr_trace *t, uint32_t table, uint64_t id, gtr_frame *fra
 		gtr_frame *fr = &frames[(*n)++];
 		fr->pc = f[0];
 		fr->line = f[3];
-		if (gtr_v2_string(t, table, f[1], &fr->func) < 0 ||
-		    gtr_v2_string(t, table, f[2], &fr->file) < 0)
+		int nofunc = gtr_v2_string(t, table, f[1], &fr->func) < 0;
+		int nofile = gtr_v2_string(t, table, f[2], &fr->file) < 0;
+		if ((nofunc || nofile) && ix->gens[table].tolerant) {
+			/* Counted when the generation was indexed. */
+			if (nofunc)
+				fr->func = (gtr_str){"?", 1};
+			if (nofile)
+				fr->file = (gtr_str){"?", 1};
+		} else if (nofunc || nofile)
 			return gtr_v2_fail(err, GTR_E_NOSTRING, p, -1, -1,
 					   "frame of stack %llu names a missing string",
 					   (unsigned long long)id);
@@ -800,6 +984,8 @@ static int footprint_batch(const gtr_trace *t, size_t bi, gtr_footprint *fp, gtr
 	const gtr_v2_index *ix = gtr_v2_idx(t);
 	const gtr_v2_batch *bt = &ix->batches[bi];
 	const uint8_t *d = t->data;
+	if (bt->kind == GTR_V2_B_BROKEN)
+		return 0; /* skipped, and counted in the trace's loss record */
 	gtr_uvarint_decode_n_fn decode_n =
 		t->kernels.uvarint_decode_n ? t->kernels.uvarint_decode_n : gtr_uvarint_decode_n_scalar;
 	/* The raw reader sees the header as an event with canonical varints

@@ -131,6 +131,7 @@ typedef enum gtr_v2_kind {
 	GTR_V2_B_CPU,
 	GTR_V2_B_SYNC,       /* frequency (and clock snapshot, 1.25+) */
 	GTR_V2_B_EXP,        /* experimental data, opaque */
+	GTR_V2_B_BROKEN,     /* undecodable, skipped (lenient) */
 } gtr_v2_kind;
 
 typedef struct gtr_v2_batch {
@@ -161,6 +162,8 @@ typedef struct gtr_v2_gen {
 	uint64_t freq;       /* ticks per second */
 	double ns_per_tick;  /* as Go computes it: 1 / (freq / 1e9) */
 	uint64_t strings, stacks;
+	uint8_t partial;     /* cut by the end of the input: tables may be missing */
+	uint8_t tolerant;    /* partial, or read leniently: missing ids read as none */
 } gtr_v2_gen;
 
 typedef struct gtr_v2_index {

@@ -69,7 +69,28 @@ typedef struct v2_reader {
 	int64_t base;  /* time of the first */
 	int have_base;
 	int done;
+	gtr_loss *loss;     /* the gtr_reader's: what a tolerant generation lost */
+	uint64_t dropped;   /* events dropped in the installed generation */
+	uint64_t advanced;  /* events the state machine let through */
+	uint64_t tries;     /* candidates offered out of time order */
 } v2_reader;
+
+/*
+ * Real traces offer a few candidates out of time order per event. A
+ * hostile one can keep the earliest event of thousands of Ms waiting at
+ * every step, which costs a sort and a try per M per event (Go's reader
+ * too): past this budget it is refused rather than read in quadratic time.
+ */
+static int over_budget(const v2_reader *r)
+{
+	return r->tries > 256 * r->advanced + (UINT64_C(1) << 22);
+}
+
+/* ns since the first event, for loss records. */
+static uint64_t since_base(const v2_reader *r, int64_t time)
+{
+	return r->have_base && time > r->base ? (uint64_t)time - (uint64_t)r->base : 0;
+}
 
 /* ---- pdqsort on (key, idx), making the same comparisons and swaps as
  * Go's slices.SortFunc, so that equal keys end up where Go puts them. */
@@ -442,6 +463,17 @@ static int install(v2_reader *r, size_t gi, gtr_v2_out *out, gtr_error *err)
 {
 	const gtr_v2_index *ix = r->ix;
 	const gtr_v2_gen *g = &ix->gens[gi];
+	if (r->have_gen && g->tolerant &&
+	    (r->dropped || g->num != ix->gens[r->gen].num + 1)) {
+		/* What came before is not all there: let this generation's
+		 * statuses set the state afresh, as for a first one. */
+		gtr_v2_order *fresh = gtr_v2_order_create(r->t->specs, r->t->nspecs);
+		if (!fresh)
+			return nomem(err);
+		gtr_v2_order_free(r->order);
+		r->order = fresh;
+	}
+	r->dropped = 0;
 	r->gen = gi;
 	r->have_gen = 1;
 	r->ncurs = 0;
@@ -486,6 +518,7 @@ static int try_advance(v2_reader *r, size_t i, gtr_error *err)
 	int rc = gtr_v2_order_advance(r->order, &c->ev, c->m, g->num, (uint32_t)r->gen, err);
 	if (rc <= 0)
 		return rc;
+	r->advanced++;
 	rc = mcur_next(r, c, err);
 	if (rc < 0)
 		return rc;
@@ -505,6 +538,32 @@ static int finish(v2_reader *r, gtr_v2_out *out, gtr_event *ev, gtr_error *err)
 	const gtr_v2_layout *l = &r->ix->lay[out->ev.type];
 	uint32_t table = out->ev.table;
 	char nb[16];
+	uint64_t missing = 0, first_missing = 0;
+	if (r->ix->ngens && r->ix->gens[table].tolerant) {
+		for (unsigned i = 0; i < out->ev.nargs && i < 8; i++) {
+			uint64_t id = out->ev.args[i];
+			if (((l->stack_mask >> i & 1) && !gtr_v2_has_stack(r->ix, table, id)) ||
+			    ((l->string_mask >> i & 1) && !gtr_v2_has_string(r->ix, table, id))) {
+				if (!missing++)
+					first_missing = id;
+				if (out->ev.stack == id)
+					out->ev.stack = 0;
+				for (unsigned j = 0; j < out->ev.ntrans; j++)
+					if (out->ev.trans[j].stack == id)
+						out->ev.trans[j].stack = 0;
+				out->ev.args[i] = 0;
+			}
+		}
+		if (out->ev.stack && !gtr_v2_has_stack(r->ix, table, out->ev.stack) && ++missing)
+			out->ev.stack = 0;
+		for (unsigned j = 0; j < out->ev.ntrans; j++) {
+			if (out->ev.trans[j].stack &&
+			    !gtr_v2_has_stack(r->ix, table, out->ev.trans[j].stack) && ++missing)
+				out->ev.trans[j].stack = 0;
+			if (!gtr_v2_has_string(r->ix, table, out->reason[j]) && ++missing)
+				out->reason[j] = 0;
+		}
+	}
 	for (unsigned i = 0; i < out->ev.nargs && i < 8; i++) {
 		uint64_t id = out->ev.args[i];
 		if ((l->stack_mask >> i & 1) && !gtr_v2_has_stack(r->ix, table, id))
@@ -539,6 +598,53 @@ static int finish(v2_reader *r, gtr_v2_out *out, gtr_event *ev, gtr_error *err)
 		r->have_base = 1;
 	}
 	ev->ts = (uint64_t)time - (uint64_t)r->base;
+	if (missing) {
+		gtr_loss_add(&r->loss->refs, ev->off, 0,
+			     "%s event at byte %llu names string or stack %llu, which generation %llu "
+			     "does not have",
+			     gtr_v2_name(r->t, ev->type, nb), (unsigned long long)ev->off,
+			     (unsigned long long)first_missing,
+			     (unsigned long long)r->ix->gens[table].num);
+		r->loss->refs.count += missing - 1;
+		gtr_loss_time(&r->loss->refs, ev->ts, ev->ts);
+	}
+	return 1;
+}
+
+/*
+ * In a tolerant generation, an event that contradicts the state, or
+ * that nothing lets happen, is dropped (and recorded) so that the rest
+ * can go on. Returns 1 when it dropped heap[i]'s event, or the error.
+ */
+static int drop(v2_reader *r, size_t i, int rc, gtr_error *scratch, gtr_error *err)
+{
+	mcur *c = r->heap[i];
+	const gtr_v2_gen *g = &r->ix->gens[r->gen];
+	if (!g->tolerant || rc == GTR_E_NOMEM) {
+		if (err && err->code == GTR_OK && scratch != err)
+			*err = *scratch;
+		return rc;
+	}
+	char nb[16];
+	if (scratch->code == GTR_OK)
+		gtr_v2_fail(scratch, GTR_E_CORRUPT, c->ev.off, c->ev.batch, c->ev.event,
+			    "%s event at byte %llu on M %lld cannot happen: nothing before it in "
+			    "generation %llu lets it",
+			    gtr_v2_name(r->t, c->ev.type, nb), (unsigned long long)c->ev.off,
+			    (long long)c->m, (unsigned long long)g->num);
+	gtr_loss_add(&r->loss->events, c->ev.off, 0, "%s", scratch->msg);
+	gtr_loss_time(&r->loss->events, since_base(r, c->ev.time), since_base(r, c->ev.time));
+	gtr_error_clear(scratch);
+	r->dropped++;
+	int nrc = mcur_next(r, c, err);
+	if (nrc < 0)
+		return nrc;
+	if (nrc == 1) {
+		if (sift_up(r->heap, i) == i)
+			sift_down(r->heap, r->nheap, i);
+	} else {
+		heap_remove(r, i);
+	}
 	return 1;
 }
 
@@ -549,6 +655,7 @@ int gtr_v2_reader_open(gtr_reader *rd, gtr_error *err)
 		return nomem(err);
 	r->t = rd->t;
 	r->ix = gtr_v2_idx(rd->t);
+	r->loss = &rd->loss;
 	r->order = gtr_v2_order_create(rd->t->specs, rd->t->nspecs);
 	if (!r->order) {
 		free(r);
@@ -604,8 +711,48 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 			rc = finish(r, &out, ev, err);
 			break;
 		}
-		if ((rc = try_advance(r, 0, err)) < 0)
-			break;
+		/* A tolerant generation's contradictions drop events instead. */
+		gtr_error scratch, *aerr = err;
+		if (ix->gens[r->gen].tolerant) {
+			gtr_error_clear(&scratch);
+			aerr = &scratch;
+		}
+		if ((rc = try_advance(r, 0, aerr)) < 0) {
+			if ((rc = drop(r, 0, rc, aerr, err)) < 0)
+				break;
+			continue;
+		}
+		if (rc == 0)
+			r->tries += r->nheap;
+		if (rc == 0 && over_budget(r)) {
+			const mcur *c = r->heap[0];
+			char nb[16];
+			if (aerr == err) {
+				rc = gtr_v2_fail(err, GTR_E_CORRUPT, c->ev.off, c->ev.batch, c->ev.event,
+						 "events cannot be ordered in reasonable time: %llu tries "
+						 "for %llu events (generation %llu, earliest waiting: %s at "
+						 "byte %llu on M %lld)",
+						 (unsigned long long)r->tries,
+						 (unsigned long long)r->advanced,
+						 (unsigned long long)ix->gens[r->gen].num,
+						 gtr_v2_name(r->t, c->ev.type, nb),
+						 (unsigned long long)c->ev.off, (long long)c->m);
+				break;
+			}
+			/* Tolerant: the rest of this generation goes, recorded. */
+			gtr_loss_add(&r->loss->events, c->ev.off, 0,
+				     "generation %llu: events cannot be ordered in reasonable time; "
+				     "the events left on its %zu threads were skipped",
+				     (unsigned long long)ix->gens[r->gen].num, r->nheap);
+			r->loss->events.count += r->nheap - 1;
+			gtr_loss_time(&r->loss->events, since_base(r, c->ev.time),
+				      since_base(r, c->ev.time));
+			r->dropped += r->nheap;
+			r->nheap = 0;
+			r->tries = 0;
+			r->advanced = 0;
+			continue;
+		}
 		if (rc == 0) {
 			/* The earliest event must wait: try the others in time
 			 * order, after sorting the heap as Go does (a sorted
@@ -625,11 +772,20 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 			for (size_t i = 0; i < r->nheap; i++)
 				r->heap[i] = r->tmp[it[i].idx];
 			rc = 0;
-			for (size_t i = 1; i < r->nheap && rc == 0; i++)
-				if ((rc = try_advance(r, i, err)) < 0)
+			size_t i = 1;
+			for (; i < r->nheap && rc == 0; i++)
+				if ((rc = try_advance(r, i, aerr)) < 0)
 					break;
-			if (rc < 0)
-				break;
+			if (rc < 0) {
+				if ((rc = drop(r, i, rc, aerr, err)) < 0)
+					break;
+				continue;
+			}
+			if (rc == 0 && aerr != err) {
+				if ((rc = drop(r, 0, GTR_E_CORRUPT, aerr, err)) < 0)
+					break;
+				continue;
+			}
 			if (rc == 0) {
 				const mcur *c = r->heap[0];
 				char nb[16];

@@ -1,8 +1,10 @@
-/* io/map.c: mmap for files, a spooled temporary file for streams. */
+/* io/map.c: mmap for files; a memory file filled by io_uring or read(2) for streams. */
 #include "map.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <liburing.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +27,8 @@ static int map_fd(gtr_map *m, int fd, size_t size)
 	return 0;
 }
 
-/* Copies a stream into an unlinked temporary file and returns its fd. */
-static int spool(int in, size_t *size)
+/* An unlinked temporary file to copy a stream into; its fd, or -errno. */
+static int memory_file(void)
 {
 	int fd = -1;
 #ifdef MFD_CLOEXEC
@@ -39,82 +41,485 @@ static int spool(int in, size_t *size)
 			return -errno;
 		unlink(tmpl);
 	}
+	return fd;
+}
+
+/* Bigger pipe buffers mean fewer, larger reads; the kernel may refuse. */
+static void widen_pipe(int in)
+{
+#ifdef F_SETPIPE_SZ
+	struct stat st;
+	if (fstat(in, &st) == 0 && S_ISFIFO(st.st_mode))
+		(void)fcntl(in, F_SETPIPE_SZ, 1 << 20);
+#else
+	(void)in;
+#endif
+}
+
+/* Buffers of the copy loops: mapped, not from the heap, and dropped after. */
+static void *scratch(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---- read(2) ----------------------------------------------------------- */
+
+/*
+ * Appends what is left of the stream `in` to `fd` from offset *size on,
+ * advancing *size. Returns 0 or -errno.
+ */
+static int copy_read(int in, int fd, size_t *size)
+{
 	enum { CHUNK = 1 << 20 };
-	char *buf = malloc(CHUNK);
-	if (!buf) {
-		close(fd);
+	char *buf = scratch(CHUNK);
+	if (!buf)
 		return -ENOMEM;
-	}
-	size_t total = 0;
+	int rc = 0;
 	for (;;) {
 		ssize_t n = read(in, buf, CHUNK);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* stdin left non-blocking by whoever made it: wait for data. */
+			struct pollfd pfd = {.fd = in, .events = POLLIN};
+			if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
+				continue;
+		}
 		if (n < 0) {
-			int e = -errno;
-			free(buf);
-			close(fd);
-			return e;
+			rc = -errno;
+			break;
 		}
 		if (n == 0)
 			break;
 		for (ssize_t w = 0; w < n;) {
-			ssize_t k = write(fd, buf + w, (size_t)(n - w));
+			ssize_t k = pwrite(fd, buf + w, (size_t)(n - w), (off_t)(*size + (size_t)w));
 			if (k < 0 && errno == EINTR)
 				continue;
 			if (k < 0) {
-				int e = -errno;
-				free(buf);
-				close(fd);
-				return e;
+				rc = -errno;
+				goto out;
 			}
 			w += k;
 		}
-		total += (size_t)n;
+		*size += (size_t)n;
 	}
-	free(buf);
-	*size = total;
-	return fd;
+out:
+	munmap(buf, CHUNK);
+	return rc;
 }
 
-int gtr_map_open(gtr_map *m, const char *path, gtr_io_mode mode)
+/* ---- io_uring ---------------------------------------------------------- */
+
+/*
+ * NBUF buffers of BUFSZ: 4 MiB registered, within the 8 MiB that
+ * RLIMIT_MEMLOCK allows by default; a pipe widened to 1 MiB fills one
+ * buffer per read when the writer keeps up.
+ */
+enum { NBUF = 4, BUFSZ = 1 << 20, RING = 2 * NBUF + 2 };
+
+enum { B_FREE, B_READ, B_WRITE };
+enum { OP_READ = 1, OP_WRITE = 2, OP_POLL = 3 };
+
+typedef struct ubuf {
+	uint8_t *p;
+	int state;
+	size_t len;  /* bytes held */
+	size_t want; /* bytes the read in flight asked for (seekable) */
+	uint64_t off; /* where they go: file offset = memfd offset */
+} ubuf;
+
+typedef struct ucopy {
+	struct io_uring ring;
+	int in, fd, fixed, seekable;
+	ubuf b[NBUF];
+	uint8_t *mem;
+	uint64_t rpos;      /* seekable: next offset to read; stream: bytes read so far */
+	uint64_t limit;     /* seekable: size to copy (the file's size when opened) */
+	uint64_t eof_at;    /* seekable: where a read first found the end */
+	int eof, err;       /* err: first error, -errno */
+	int unsupported;    /* a read refused as such (EINVAL...): errno */
+	uint64_t got;       /* bytes the reads returned */
+	int chain_live;     /* stream: reads of the current chain still in flight */
+	int need_poll;      /* stream: the last read found no data (O_NONBLOCK) */
+	size_t inflight;
+} ucopy;
+
+static inline uint64_t tag(int op, size_t i)
+{
+	return (uint64_t)op << 32 | i;
+}
+
+static struct io_uring_sqe *sqe_get(ucopy *u)
+{
+	struct io_uring_sqe *s = io_uring_get_sqe(&u->ring);
+	if (!s) {
+		/* The ring is sized for every buffer's op at once; never full. */
+		io_uring_submit(&u->ring);
+		s = io_uring_get_sqe(&u->ring);
+	}
+	return s;
+}
+
+static void prep_read(ucopy *u, size_t i, uint64_t off, size_t len, unsigned flags)
+{
+	ubuf *b = &u->b[i];
+	struct io_uring_sqe *s = sqe_get(u);
+	if (u->fixed)
+		io_uring_prep_read_fixed(s, u->in, b->p + b->len, (unsigned)len, off, (int)i);
+	else
+		io_uring_prep_read(s, u->in, b->p + b->len, (unsigned)len, off);
+	io_uring_sqe_set_data64(s, tag(OP_READ, i));
+	s->flags |= (uint8_t)flags;
+	b->state = B_READ;
+	b->want = len;
+	u->inflight++;
+}
+
+static void prep_write(ucopy *u, size_t i, size_t from)
+{
+	ubuf *b = &u->b[i];
+	struct io_uring_sqe *s = sqe_get(u);
+	if (u->fixed)
+		io_uring_prep_write_fixed(s, u->fd, b->p + from, (unsigned)(b->len - from), b->off + from, (int)i);
+	else
+		io_uring_prep_write(s, u->fd, b->p + from, (unsigned)(b->len - from), b->off + from);
+	io_uring_sqe_set_data64(s, tag(OP_WRITE, i) | (uint64_t)from << 40);
+	b->state = B_WRITE;
+	u->inflight++;
+}
+
+/* Queues reads into every free buffer, if reads may start now. */
+static void issue_reads(ucopy *u)
+{
+	if (u->eof || u->err || u->unsupported)
+		return;
+	if (u->seekable) {
+		for (size_t i = 0; i < NBUF && u->rpos < u->limit; i++) {
+			if (u->b[i].state != B_FREE)
+				continue;
+			size_t len = u->limit - u->rpos < BUFSZ ? (size_t)(u->limit - u->rpos) : BUFSZ;
+			u->b[i].len = 0;
+			u->b[i].off = u->rpos;
+			prep_read(u, i, u->rpos, len, 0);
+			u->rpos += len;
+		}
+		if (u->rpos >= u->limit)
+			u->eof = 1;
+		return;
+	}
+	/* A stream: one chain at a time, over the buffers free now. */
+	if (u->chain_live)
+		return;
+	size_t idx[NBUF], n = 0;
+	for (size_t i = 0; i < NBUF; i++)
+		if (u->b[i].state == B_FREE)
+			idx[n++] = i;
+	if (n == 0)
+		return;
+	if (u->need_poll) {
+		struct io_uring_sqe *s = sqe_get(u);
+		io_uring_prep_poll_add(s, u->in, POLLIN);
+		io_uring_sqe_set_data64(s, tag(OP_POLL, 0));
+		s->flags |= IOSQE_IO_HARDLINK;
+		u->inflight++;
+		u->need_poll = 0;
+	}
+	for (size_t j = 0; j < n; j++) {
+		u->b[idx[j]].len = 0;
+		/* -1: the stream's own position; HARDLINK: in order, even
+		 * after a short read (which an ordinary link would cut). */
+		prep_read(u, idx[j], (uint64_t)-1, BUFSZ, j + 1 < n ? IOSQE_IO_HARDLINK : 0);
+	}
+	u->chain_live = (int)n;
+}
+
+static int is_unsupported(int res)
+{
+	return res == -EINVAL || res == -EOPNOTSUPP || res == -ENOSYS || res == -EBADF;
+}
+
+static void on_read(ucopy *u, size_t i, int res)
+{
+	ubuf *b = &u->b[i];
+	if (!u->seekable)
+		u->chain_live--;
+	if (res > 0) {
+		u->got += (uint64_t)res;
+		if (!u->seekable) {
+			/* Chained: completions come in stream order. */
+			b->off = u->rpos;
+			b->len = (size_t)res;
+			u->rpos += (uint64_t)res;
+			prep_write(u, i, 0);
+			return;
+		}
+		b->len += (size_t)res;
+		if ((size_t)res < b->want) {
+			/* Short (a signal, or the file shrinking): ask for the rest. */
+			prep_read(u, i, b->off + b->len, b->want - (size_t)res, 0);
+			return;
+		}
+		prep_write(u, i, 0);
+		return;
+	}
+	if (res == 0) {
+		if (u->seekable) {
+			/* The file got shorter than when it was opened. */
+			if (b->off + b->len < u->eof_at)
+				u->eof_at = b->off + b->len;
+			u->eof = 1;
+			if (b->len) {
+				prep_write(u, i, 0);
+				return;
+			}
+		} else {
+			u->eof = 1;
+		}
+		b->state = B_FREE;
+		return;
+	}
+	if (u->seekable && (res == -EINTR || res == -EAGAIN)) {
+		/* Nothing read: ask again, or the copy would have a hole. */
+		prep_read(u, i, b->off + b->len, b->want, 0);
+		return;
+	}
+	b->state = B_FREE;
+	if (res == -EINTR)
+		return;
+	if (res == -EAGAIN && !u->seekable) {
+		u->need_poll = 1; /* an O_NONBLOCK stream with nothing yet */
+		return;
+	}
+	if (is_unsupported(res) && !u->unsupported)
+		u->unsupported = -res;
+	else if (!u->err)
+		u->err = res;
+}
+
+static void on_write(ucopy *u, size_t i, size_t from, int res)
+{
+	ubuf *b = &u->b[i];
+	if (res < 0) {
+		if (!u->err)
+			u->err = res;
+		b->state = B_FREE;
+		return;
+	}
+	if (res == 0 && b->len > from) {
+		if (!u->err)
+			u->err = -EIO;
+		b->state = B_FREE;
+		return;
+	}
+	if (from + (size_t)res < b->len) {
+		prep_write(u, i, from + (size_t)res);
+		return;
+	}
+	b->state = B_FREE;
+}
+
+/* Whether the kernel knows every opcode the copy uses. */
+static int have_ops(struct io_uring *ring)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	if (!p)
+		return 0;
+	int ok = io_uring_opcode_supported(p, IORING_OP_READ) && io_uring_opcode_supported(p, IORING_OP_WRITE) &&
+		 io_uring_opcode_supported(p, IORING_OP_READ_FIXED) &&
+		 io_uring_opcode_supported(p, IORING_OP_WRITE_FIXED) &&
+		 io_uring_opcode_supported(p, IORING_OP_POLL_ADD);
+	io_uring_free_probe(p);
+	return ok;
+}
+
+/*
+ * Copies `in` into the memory file `fd` with io_uring. Returns 0 with
+ * *size set, -errno on a failure of the input or the copy, or 1 when
+ * io_uring cannot be used here (*why: the errno), before anything was
+ * consumed from `in`.
+ */
+static int copy_uring(int in, int fd, const struct stat *st, unsigned flags, size_t *size, int *why,
+		      int *fixed)
+{
+	ucopy *u = scratch(sizeof *u);
+	if (!u)
+		return -ENOMEM;
+	memset(u, 0, sizeof *u);
+	u->in = in;
+	u->fd = fd;
+	u->seekable = S_ISREG(st->st_mode);
+	u->limit = u->eof_at = u->seekable ? (uint64_t)st->st_size : UINT64_MAX;
+	int rc;
+	if (flags & GTR_MAP_NO_URING)
+		rc = -EPERM;
+	else
+		rc = io_uring_queue_init(RING, &u->ring, 0);
+	if (rc == 0 && !have_ops(&u->ring)) {
+		io_uring_queue_exit(&u->ring);
+		rc = -ENOSYS; /* a kernel older than 5.6 */
+	}
+	if (rc < 0) {
+		*why = -rc;
+		munmap(u, sizeof *u);
+		return 1;
+	}
+	u->mem = scratch((size_t)NBUF * BUFSZ);
+	if (!u->mem) {
+		io_uring_queue_exit(&u->ring);
+		munmap(u, sizeof *u);
+		return -ENOMEM;
+	}
+	struct iovec iov[NBUF];
+	for (size_t i = 0; i < NBUF; i++) {
+		u->b[i].p = u->mem + i * BUFSZ;
+		iov[i].iov_base = u->b[i].p;
+		iov[i].iov_len = BUFSZ;
+	}
+	/* Registered buffers spare the kernel a page walk per op; a low
+	 * RLIMIT_MEMLOCK refuses them, and plain ones do the same job. */
+	u->fixed = io_uring_register_buffers(&u->ring, iov, NBUF) == 0;
+	if (!u->seekable)
+		widen_pipe(in);
+
+	issue_reads(u);
+	while (u->inflight) {
+		rc = io_uring_submit_and_wait(&u->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+			if (!u->err)
+				u->err = rc;
+			break; /* the ring itself failed: nothing more will complete */
+		}
+		struct io_uring_cqe *cqe;
+		unsigned head, seen = 0;
+		io_uring_for_each_cqe(&u->ring, head, cqe)
+		{
+			uint64_t d = io_uring_cqe_get_data64(cqe);
+			int op = (int)(d >> 32 & 0xff);
+			size_t i = (size_t)(d & 0xffffffff), from = (size_t)(d >> 40);
+			u->inflight--;
+			if (op == OP_READ)
+				on_read(u, i, cqe->res);
+			else if (op == OP_WRITE)
+				on_write(u, i, from, cqe->res);
+			else if (cqe->res < 0 && cqe->res != -EINTR && !u->err)
+				u->err = cqe->res;
+			seen++;
+		}
+		io_uring_cq_advance(&u->ring, seen);
+		issue_reads(u);
+	}
+	io_uring_queue_exit(&u->ring);
+	munmap(u->mem, (size_t)NBUF * BUFSZ);
+
+	rc = u->err;
+	if (!rc && u->unsupported) {
+		/* Refused before a byte was taken from the input: the read(2)
+		 * path can still do the whole job. */
+		if (u->got == 0) {
+			*why = u->unsupported;
+			rc = 1;
+		} else {
+			rc = -u->unsupported;
+		}
+	}
+	if (rc == 0) {
+		if (u->seekable) {
+			uint64_t n = u->limit < u->eof_at ? u->limit : u->eof_at;
+			/* A file that shrank: what was written past its end goes. */
+			if (n < u->limit && ftruncate(fd, (off_t)n) < 0)
+				rc = -errno;
+			*size = (size_t)n;
+		} else {
+			*size = (size_t)u->rpos;
+		}
+	}
+	*fixed = u->fixed;
+	munmap(u, sizeof *u);
+	return rc;
+}
+
+/* ---- opening ----------------------------------------------------------- */
+
+const char *gtr_io_mode_name(gtr_io_mode mode)
+{
+	switch (mode) {
+	case GTR_IO_MMAP: return "mmap";
+	case GTR_IO_READ: return "read";
+	case GTR_IO_URING: return "uring";
+	default: return "auto";
+	}
+}
+
+/* Copies `in` into a memory file and maps it. */
+static int spool(gtr_map *m, int in, const struct stat *st, gtr_io_mode mode, unsigned flags)
+{
+	int fd = memory_file();
+	if (fd < 0)
+		return fd;
+	size_t size = 0;
+	int rc = 1;
+	if (mode != GTR_IO_READ) {
+		int why = 0, fixed = 0;
+		rc = copy_uring(in, fd, st, flags, &size, &why, &fixed);
+		if (rc == 0) {
+			m->how = GTR_IO_URING;
+			m->uring_fixed = fixed;
+		} else if (rc == 1) {
+			m->uring_err = why;
+			size = 0;
+			/* Nothing was consumed; a file starts again at its start. */
+			if (S_ISREG(st->st_mode) && ftruncate(fd, 0) < 0) {
+				rc = -errno;
+				goto out;
+			}
+		}
+	}
+	if (rc == 1) {
+		m->how = GTR_IO_READ;
+		if (!S_ISREG(st->st_mode))
+			widen_pipe(in);
+		rc = copy_read(in, fd, &size);
+	}
+	if (rc == 0)
+		rc = map_fd(m, fd, size);
+out:
+	close(fd);
+	return rc;
+}
+
+int gtr_map_open_flags(gtr_map *m, const char *path, gtr_io_mode mode, unsigned flags)
 {
 	memset(m, 0, sizeof *m);
 	int in = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
 	struct stat st;
-	if (fstat(in, &st) < 0) {
-		int e = -errno;
-		if (in != STDIN_FILENO)
-			close(in);
-		return e;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if (in != STDIN_FILENO)
-			close(in);
-		return -EISDIR;
-	}
 	int rc;
-	if (S_ISREG(st.st_mode) && mode != GTR_IO_READ) {
+	if (fstat(in, &st) < 0) {
+		rc = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		rc = -EISDIR;
+	} else if (S_ISREG(st.st_mode) && (mode == GTR_IO_AUTO || mode == GTR_IO_MMAP)) {
 		rc = map_fd(m, in, (size_t)st.st_size);
 		m->how = GTR_IO_MMAP;
+	} else if (mode == GTR_IO_MMAP) {
+		rc = -ESPIPE; /* mmap needs a regular file */
 	} else {
-		size_t size = 0;
-		int fd = spool(in, &size);
-		if (fd < 0) {
-			rc = fd;
-		} else {
-			rc = map_fd(m, fd, size);
-			close(fd);
-		}
-		m->how = GTR_IO_READ;
+		/* A regular file read with read(2) is read from where stdin's
+		 * position is; with io_uring (offsets) from its start, as mmap. */
+		rc = spool(m, in, &st, mode, flags);
 	}
 	if (in != STDIN_FILENO)
 		close(in);
 	if (rc < 0)
 		memset(m, 0, sizeof *m);
 	return rc;
+}
+
+int gtr_map_open(gtr_map *m, const char *path, gtr_io_mode mode)
+{
+	return gtr_map_open_flags(m, path, mode, 0);
 }
 
 void gtr_map_close(gtr_map *m)

@@ -1,5 +1,6 @@
 /* simd/isa.c: CPU feature detection and kernel dispatch. */
 #include "isa.h"
+#include "uvarint_x86.h"
 
 #include <string.h>
 
@@ -18,10 +19,10 @@ gtr_isa gtr_isa_detect(void)
 	unsigned a, b, c, d;
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return GTR_ISA_SCALAR;
-	int sse41 = (c >> 19) & 1;
+	int sse41 = (c >> 19) & 1, popcnt = (c >> 23) & 1;
 	int osxsave = (c >> 27) & 1;
 	int avx = (c >> 28) & 1;
-	if (!sse41)
+	if (!sse41 || !popcnt)
 		return GTR_ISA_SCALAR;
 	/* Wide registers are usable only if the OS saves them (XCR0). */
 	uint64_t xcr0 = osxsave ? xgetbv0() : 0;
@@ -29,11 +30,14 @@ gtr_isa gtr_isa_detect(void)
 	int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0;
 	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
 		return GTR_ISA_SSE4;
-	int avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
+	int bmi1 = (b >> 3) & 1, avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
 	int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1;
-	if (zmm_ok && avx512f && avx512bw && bmi2)
+	int vbmi = (c >> 1) & 1, vbmi2 = (c >> 6) & 1;
+	/* The AVX-512 kernels permute and compress bytes: VBMI and VBMI2
+	 * (Ice Lake, Zen 4 and later). Skylake-X gets the AVX2 ones. */
+	if (zmm_ok && avx512f && avx512bw && vbmi && vbmi2 && bmi1 && bmi2)
 		return GTR_ISA_AVX512;
-	if (ymm_ok && avx2 && bmi2)
+	if (ymm_ok && avx2 && bmi1 && bmi2)
 		return GTR_ISA_AVX2;
 	return GTR_ISA_SSE4;
 }
@@ -66,12 +70,32 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		if (!found || want > best)
 			return -1;
 	}
-	/* Only the scalar reference exists so far: the wider paths slot in
-	 * here, and until they do every request is served (and reported) as
-	 * scalar. */
-	(void)want;
-	k->isa = GTR_ISA_SCALAR;
+	k->isa = want;
 	k->uvarint_skip = gtr_uvarint_skip_scalar;
 	k->uvarint_decode_n = gtr_uvarint_decode_n_scalar;
+	k->uvarint_marks = gtr_uvarint_marks_scalar;
+#ifdef GTR_HAVE_X86_KERNELS
+	switch (want) {
+	case GTR_ISA_SSE4:
+		k->uvarint_skip = gtr_uvarint_skip_sse4;
+		k->uvarint_decode_n = gtr_uvarint_decode_n_sse4;
+		k->uvarint_marks = gtr_uvarint_marks_sse4;
+		break;
+	case GTR_ISA_AVX2:
+		k->uvarint_skip = gtr_uvarint_skip_avx2;
+		k->uvarint_decode_n = gtr_uvarint_decode_n_avx2;
+		k->uvarint_marks = gtr_uvarint_marks_avx2;
+		break;
+	case GTR_ISA_AVX512:
+		k->uvarint_skip = gtr_uvarint_skip_avx512;
+		k->uvarint_decode_n = gtr_uvarint_decode_n_avx512;
+		k->uvarint_marks = gtr_uvarint_marks_avx512;
+		break;
+	default:
+		break;
+	}
+#else
+	k->isa = GTR_ISA_SCALAR; /* detect never offers more here */
+#endif
 	return 0;
 }

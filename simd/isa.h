@@ -23,12 +23,19 @@ typedef struct gtr_kernels {
 	gtr_isa isa;
 	gtr_uvarint_skip_fn uvarint_skip;
 	gtr_uvarint_decode_n_fn uvarint_decode_n;
+	gtr_uvarint_marks_fn uvarint_marks;
 } gtr_kernels;
 
 /* Name of an ISA as GTR_ISA spells it. */
 const char *gtr_isa_name(gtr_isa isa);
 
-/* Best ISA that both the CPU and the OS support. */
+/*
+ * Best ISA that both the CPU and the OS support (cpuid and XCR0):
+ *   sse4    SSE4.1 and POPCNT
+ *   avx2    AVX2, BMI1 and BMI2, with YMM state saved by the OS
+ *   avx512  AVX-512 F, BW, VBMI and VBMI2, BMI1 and BMI2, with ZMM state
+ *           saved by the OS
+ */
 gtr_isa gtr_isa_detect(void);
 
 /*

@@ -29,3 +29,16 @@ ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint
 	}
 	return q - p;
 }
+
+size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits)
+{
+	size_t len = (size_t)(end - p), set = 0;
+	for (size_t w = 0; w * 64 < len; w++) {
+		uint64_t m = 0;
+		for (size_t i = 0; i < 64 && w * 64 + i < len; i++)
+			m |= (uint64_t)(p[w * 64 + i] < 0x80) << i;
+		bits[w] = m;
+		set += (size_t)__builtin_popcountll(m);
+	}
+	return set;
+}

@@ -13,7 +13,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Bytes a wide kernel may look at beyond the varint it decodes. */
+/*
+ * Bytes a wide kernel looks at from its current position: the SIMD paths
+ * work on GTR_PAD-byte blocks and take one only while at least GTR_PAD
+ * bytes remain before `end`; the rest is finished by the scalar code.
+ * Callers need no padding after their data.
+ */
 #define GTR_PAD 64
 
 /* Longest valid encoding of a 64-bit value. */
@@ -61,7 +66,27 @@ typedef ptrdiff_t (*gtr_uvarint_skip_fn)(const uint8_t *p, const uint8_t *end, s
 /* Decodes up to n uvarints into out; same contract as the skip kernel. */
 typedef ptrdiff_t (*gtr_uvarint_decode_n_fn)(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 
+/*
+ * The stage-1 scan of an index pass: marks where varints end. Bit i of
+ * bits[i / 64] is set iff p[i] < 0x80, for every i < end - p; the unused
+ * high bits of the last word are clear. `bits` must hold
+ * (end - p + 63) / 64 words. Returns the number of bits set. A pass that
+ * walks events can then find the end of the next k varints with a
+ * popcount and a select on these words instead of a loop over bytes
+ * (checking, as the kernels below do, that no run of 9 or more
+ * continuation bytes hides an overlong varint).
+ */
+typedef size_t (*gtr_uvarint_marks_fn)(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+
+/*
+ * The scalar references. The SIMD paths (simd/uvarint_x86.c) return
+ * exactly what these return for every input, including which error and,
+ * for decode_n, which prefix of `out` was written before it: out[i] is
+ * written for each varint i that decoded, and nothing past the first
+ * that failed.
+ */
 ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 
 #endif

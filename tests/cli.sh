@@ -61,6 +61,7 @@ expect 2 '' "bad --from" -- "$gtr" dump --from 5parsecs y
 expect 0 '' "help" -- "$gtr" --help
 expect 0 '' "dump help" -- "$gtr" dump --help
 expect 0 '' "version" -- "$gtr" --version
+expect 2 '' "bad --io" -- "$gtr" footprint --io=carrier-pigeon x
 
 for f in "$@"; do
 	name=$(basename "$f")
@@ -71,6 +72,19 @@ for f in "$@"; do
 	expect 0 '' "$name dump --transitions" -- "$gtr" dump --transitions "$f"
 	expect 0 '' "$name from stdin" -- sh -c "'$gtr' footprint - < '$f'"
 	expect 0 '' "$name --io=read" -- "$gtr" footprint --io=read "$f"
+	# io_uring, from stdin as a file and as a pipe: the file's output; -v says how.
+	want=$("$gtr" footprint "$f" 2>&1)
+	[ "$("$gtr" footprint --io=uring - <"$f" 2>&1)" = "$want" ] && ok || bad "$name: footprint --io=uring - differs from the file's"
+	[ "$(cat "$f" | "$gtr" footprint - 2>&1)" = "$want" ] && ok || bad "$name: footprint of a pipe differs from the file's"
+	[ "$(cat "$f" | GTR_IO_URING_DISABLE=1 "$gtr" footprint - 2>&1)" = "$want" ] && ok || bad "$name: footprint of a pipe without io_uring differs"
+	v=$("$gtr" footprint -v --io=uring - <"$f" 2>&1 >/dev/null)
+	grep -q '^gtr: io: io_uring, [0-9]* bytes' <<<"$v" && ok || bad "$name: footprint -v --io=uring said [$v]"
+	v=$(cat "$f" | GTR_IO_URING_DISABLE=1 "$gtr" -v footprint - 2>&1 >/dev/null)
+	grep -qx 'gtr: io: io_uring unavailable (Operation not permitted), reading with read(2)' <<<"$v" &&
+		ok || bad "$name: footprint -v with io_uring refused said [$v]"
+	v=$("$gtr" greedy "$f" -v 2>&1 >/dev/null)
+	grep -q '^gtr: io: mmap, [0-9]* bytes' <<<"$v" && ok || bad "$name: greedy -v said [$v]"
+	expect 1 'needs a regular file' "$name --io=mmap on a pipe" -- sh -c "cat '$f' | '$gtr' footprint --io=mmap -"
 	cmp -s <("$gtr" dump "$f" 2>&1) <("$gtr" dump - <"$f" 2>&1) && ok || bad "$name: dump of stdin differs from dump of the file"
 	# The filters: every line of -g N mentions N; --from/--to bound the times.
 	g=$("$gtr" dump "$f" | awk '$4 ~ /^G=[0-9]/ { print substr($4, 3); exit }')

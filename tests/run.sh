@@ -62,9 +62,20 @@ for f in corpora/traces/churn-go1.15.trace corpora/traces/churn-go1.21.trace \
 done
 
 tally cli tests/cli.sh "$gtr" "${small[@]}"
-tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally malformed tests/malformed.sh "$gtr"
+tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
 tally greedytest tests/greedytest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally statstest tests/statstest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally diffcmdtest tests/diffcmdtest.sh "$gtr" "${corpus[@]}"
+tally checktest tests/checktest.sh "$gtr" "${corpus[@]}"
 tally golden tests/golden.sh "$gtr"
+# The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
+pages=()
+for f in corpora/traces/greedy-coarse-go1.26.trace corpora/traces/greedy-fine-go1.26.trace \
+	corpora/traces/gcpressure-go1.15.trace corpora/traces/churn-go1.21.trace; do
+	[ -e "$f" ] && pages+=("$f")
+done
+tally htmltest tests/htmltest.sh "$gtr" "$BUILD/htmltest" "${pages[@]}"
 
 echo
 echo "$pass passed, $fail failed"

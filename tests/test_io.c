@@ -2,8 +2,13 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/map.h"
@@ -32,6 +37,289 @@ Test(map, file_both_ways)
 		gtr_map_close(&m);
 	}
 	unlink(p);
+}
+
+/* ---- streams and io_uring ---------------------------------------------- */
+
+/* Byte i of every test stream: deterministic, not periodic in 4 KiB. */
+static uint8_t pattern(size_t i)
+{
+	uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+	return (uint8_t)(x >> 56 ^ x >> 23);
+}
+
+static int has_pattern(const gtr_map *m, size_t n)
+{
+	if (m->size != n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (m->data[i] != pattern(i))
+			return 0;
+	return 1;
+}
+
+static char *pattern_file(size_t n)
+{
+	static char path[64];
+	snprintf(path, sizeof path, "/tmp/gtr-test-io-XXXXXX");
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	uint8_t buf[4096];
+	for (size_t off = 0; off < n;) {
+		size_t k = n - off < sizeof buf ? n - off : sizeof buf;
+		for (size_t i = 0; i < k; i++)
+			buf[i] = pattern(off + i);
+		cr_assert_eq(write(fd, buf, k), (ssize_t)k);
+		off += k;
+	}
+	close(fd);
+	return path;
+}
+
+/*
+ * A pipe with a child writing n pattern bytes into it, `chunk` at a time
+ * with `pause_us` between writes. Returns the read end; *pid the writer.
+ */
+static int pipe_writer(size_t n, size_t chunk, unsigned pause_us, pid_t *pid)
+{
+	int fds[2];
+	cr_assert_eq(pipe(fds), 0);
+	*pid = fork();
+	cr_assert(*pid >= 0);
+	if (*pid == 0) {
+		close(fds[0]);
+		signal(SIGPIPE, SIG_DFL);
+		static uint8_t buf[1 << 16];
+		for (size_t off = 0; off < n;) {
+			size_t k = n - off < chunk ? n - off : chunk;
+			if (k > sizeof buf)
+				k = sizeof buf;
+			for (size_t i = 0; i < k; i++)
+				buf[i] = pattern(off + i);
+			for (size_t w = 0; w < k;) {
+				ssize_t r = write(fds[1], buf + w, k - w);
+				if (r <= 0)
+					_exit(1);
+				w += (size_t)r;
+			}
+			off += k;
+			if (pause_us) {
+				struct timespec ts = {0, (long)pause_us * 1000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	return fds[0];
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the writer failed");
+}
+
+/* Opens the pipe's read end by path, as a user's /dev/stdin would be. */
+static int open_pipe(gtr_map *m, int rfd, gtr_io_mode mode, unsigned flags)
+{
+	char path[32];
+	snprintf(path, sizeof path, "/dev/fd/%d", rfd);
+	int rc = gtr_map_open_flags(m, path, mode, flags);
+	close(rfd);
+	return rc;
+}
+
+Test(map, every_mode_on_a_regular_file)
+{
+	char *p = pattern_file(300000);
+	static const gtr_io_mode modes[] = {GTR_IO_AUTO, GTR_IO_MMAP, GTR_IO_READ, GTR_IO_URING};
+	static const int how[] = {GTR_IO_MMAP, GTR_IO_MMAP, GTR_IO_READ, GTR_IO_URING};
+	for (size_t i = 0; i < 4; i++) {
+		gtr_map m;
+		cr_assert_eq(gtr_map_open(&m, p, modes[i]), 0, "%s", gtr_io_mode_name(modes[i]));
+		cr_assert(has_pattern(&m, 300000), "%s: wrong bytes", gtr_io_mode_name(modes[i]));
+		cr_assert_eq(m.how, how[i]);
+		cr_assert_eq(m.uring_err, 0);
+		gtr_map_close(&m);
+	}
+	unlink(p);
+}
+
+Test(map, every_mode_on_a_pipe)
+{
+	static const gtr_io_mode modes[] = {GTR_IO_AUTO, GTR_IO_READ, GTR_IO_URING};
+	static const int how[] = {GTR_IO_URING, GTR_IO_READ, GTR_IO_URING};
+	for (size_t i = 0; i < 3; i++) {
+		pid_t pid;
+		int rfd = pipe_writer(200000, 7000, 0, &pid);
+		gtr_map m;
+		cr_assert_eq(open_pipe(&m, rfd, modes[i], 0), 0, "%s", gtr_io_mode_name(modes[i]));
+		reap(pid);
+		cr_assert(has_pattern(&m, 200000), "%s: wrong bytes", gtr_io_mode_name(modes[i]));
+		cr_assert_eq(m.how, how[i], "%s: used %d", gtr_io_mode_name(modes[i]), m.how);
+		gtr_map_close(&m);
+	}
+	/* mmap is for regular files only. */
+	pid_t pid;
+	int rfd = pipe_writer(10, 10, 0, &pid);
+	gtr_map m;
+	cr_assert_eq(open_pipe(&m, rfd, GTR_IO_MMAP, 0), -ESPIPE);
+	cr_assert_null(m.data);
+	waitpid(pid, NULL, 0);
+}
+
+Test(map, stdin_pipe_in_small_slow_pieces)
+{
+	/* Many short reads, some finding the pipe empty: order must hold. */
+	pid_t pid;
+	int rfd = pipe_writer(100000, 997, 50, &pid);
+	cr_assert_eq(dup2(rfd, STDIN_FILENO), STDIN_FILENO);
+	close(rfd);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, "-", GTR_IO_AUTO), 0);
+	reap(pid);
+	cr_assert_eq(m.how, GTR_IO_URING);
+	cr_assert(has_pattern(&m, 100000));
+	gtr_map_close(&m);
+}
+
+Test(map, nonblocking_pipe)
+{
+	/* A stdin left O_NONBLOCK: reads find nothing now and then (EAGAIN). */
+	for (int mode = GTR_IO_READ; mode <= GTR_IO_URING; mode++) {
+		pid_t pid;
+		int rfd = pipe_writer(150000, 4096, 200, &pid);
+		cr_assert_eq(fcntl(rfd, F_SETFL, fcntl(rfd, F_GETFL) | O_NONBLOCK), 0);
+		gtr_map m;
+		cr_assert_eq(open_pipe(&m, rfd, (gtr_io_mode)mode, 0), 0, "%s", gtr_io_mode_name((gtr_io_mode)mode));
+		reap(pid);
+		cr_assert(has_pattern(&m, 150000), "%s", gtr_io_mode_name((gtr_io_mode)mode));
+		gtr_map_close(&m);
+	}
+}
+
+Test(map, large_input_through_a_pipe, .timeout = 60)
+{
+	/* Tens of MB: many rounds of the buffer ring, a mapping far bigger
+	 * than any buffer. */
+	enum { N = 48 << 20 };
+	for (int mode = GTR_IO_READ; mode <= GTR_IO_URING; mode++) {
+		pid_t pid;
+		int rfd = pipe_writer(N, 1 << 16, 0, &pid);
+		gtr_map m;
+		cr_assert_eq(open_pipe(&m, rfd, (gtr_io_mode)mode, 0), 0);
+		reap(pid);
+		cr_assert_eq(m.how, mode);
+		cr_assert(has_pattern(&m, N), "%s: wrong bytes", gtr_io_mode_name((gtr_io_mode)mode));
+		gtr_map_close(&m);
+	}
+}
+
+Test(map, large_regular_file_through_io_uring, .timeout = 60)
+{
+	/* Not a multiple of the buffer size: the last read is short. */
+	enum { N = (20 << 20) + 12345 };
+	char *p = pattern_file(N);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, p, GTR_IO_URING), 0);
+	cr_assert_eq(m.how, GTR_IO_URING);
+	cr_assert(has_pattern(&m, N));
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+Test(map, empty_inputs)
+{
+	char *p = pattern_file(0);
+	for (int mode = GTR_IO_AUTO; mode <= GTR_IO_URING; mode++) {
+		gtr_map m;
+		cr_assert_eq(gtr_map_open(&m, p, (gtr_io_mode)mode), 0);
+		cr_assert_eq(m.size, 0);
+		cr_assert_null(m.data);
+		gtr_map_close(&m);
+	}
+	unlink(p);
+	static const gtr_io_mode modes[] = {GTR_IO_AUTO, GTR_IO_READ, GTR_IO_URING};
+	for (size_t i = 0; i < 3; i++) {
+		pid_t pid;
+		int rfd = pipe_writer(0, 1, 0, &pid);
+		gtr_map m;
+		cr_assert_eq(open_pipe(&m, rfd, modes[i], 0), 0);
+		reap(pid);
+		cr_assert_eq(m.size, 0);
+		cr_assert_null(m.data);
+		gtr_map_close(&m);
+	}
+}
+
+Test(map, falls_back_to_read_when_io_uring_is_refused)
+{
+	pid_t pid;
+	int rfd = pipe_writer(500000, 30000, 0, &pid);
+	gtr_map m;
+	cr_assert_eq(open_pipe(&m, rfd, GTR_IO_AUTO, GTR_MAP_NO_URING), 0);
+	reap(pid);
+	cr_assert_eq(m.how, GTR_IO_READ);
+	cr_assert_eq(m.uring_err, EPERM);
+	cr_assert(has_pattern(&m, 500000));
+	gtr_map_close(&m);
+
+	/* A regular file asked for with --io=uring, refused: read from its start. */
+	char *p = pattern_file(70000);
+	cr_assert_eq(gtr_map_open_flags(&m, p, GTR_IO_URING, GTR_MAP_NO_URING), 0);
+	cr_assert_eq(m.how, GTR_IO_READ);
+	cr_assert_eq(m.uring_err, EPERM);
+	cr_assert(has_pattern(&m, 70000));
+	gtr_map_close(&m);
+	/* The flag does not touch the mmap path. */
+	cr_assert_eq(gtr_map_open_flags(&m, p, GTR_IO_AUTO, GTR_MAP_NO_URING), 0);
+	cr_assert_eq(m.how, GTR_IO_MMAP);
+	cr_assert_eq(m.uring_err, 0);
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+/* The line of /proc/self/maps that holds address p, or "". */
+static const char *mapping_of(const void *p)
+{
+	static char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	cr_assert(f);
+	while (fgets(line, sizeof line, f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && (uintptr_t)p >= lo && (uintptr_t)p < hi) {
+			fclose(f);
+			return line;
+		}
+	}
+	fclose(f);
+	return "";
+}
+
+Test(map, stream_bytes_are_not_in_the_heap)
+{
+	/* The span is a mapping of the memory file, whichever way it was filled. */
+	for (int mode = GTR_IO_READ; mode <= GTR_IO_URING; mode++) {
+		pid_t pid;
+		int rfd = pipe_writer(10000, 10000, 0, &pid);
+		gtr_map m;
+		cr_assert_eq(open_pipe(&m, rfd, (gtr_io_mode)mode, 0), 0);
+		reap(pid);
+		const char *line = mapping_of(m.data);
+		cr_assert(strstr(line, "memfd:gtr-input"), "%s: the span is in [%s]",
+			  gtr_io_mode_name((gtr_io_mode)mode), line);
+		gtr_map_close(&m);
+	}
+}
+
+Test(map, mode_names)
+{
+	cr_assert_str_eq(gtr_io_mode_name(GTR_IO_URING), "uring");
+	cr_assert_str_eq(gtr_io_mode_name(GTR_IO_READ), "read");
+	cr_assert_str_eq(gtr_io_mode_name(GTR_IO_MMAP), "mmap");
+	cr_assert_str_eq(gtr_io_mode_name(GTR_IO_AUTO), "auto");
 }
 
 Test(map, errors)

@@ -2,6 +2,8 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "simd/isa.h"
 
@@ -68,11 +70,341 @@ Test(uvarint, skip_and_decode_n_agree_on_random_streams)
 	free(got);
 }
 
+/* ---- every SIMD path against the scalar reference ---------------------- */
+
+/* The kernels of every ISA this machine runs, scalar excluded. */
+static gtr_kernels wide[GTR_ISA_COUNT];
+static size_t nwide;
+
+static void load_wide(void)
+{
+	nwide = 0;
+	for (int i = GTR_ISA_SCALAR + 1; i < GTR_ISA_COUNT; i++)
+		if (gtr_kernels_init(&wide[nwide], gtr_isa_name((gtr_isa)i)) == 0)
+			nwide++;
+}
+
+enum { MAXN = 1200 };
+
+/*
+ * Every kernel of every wide ISA on data[0..len) (n values) must return
+ * what the scalar one returns, write the same prefix of out, and nothing
+ * past it; marks must agree bit for bit.
+ */
+static void agree(const uint8_t *p, size_t len, size_t n)
+{
+	static uint64_t want[MAXN + 1], got[MAXN + 1];
+	static uint64_t bwant[MAXN / 64 + 4], bgot[MAXN / 64 + 4];
+	cr_assert(n <= MAXN && len <= MAXN);
+	const uint8_t *end = p + len;
+	ptrdiff_t sk = gtr_uvarint_skip_scalar(p, end, n);
+	memset(want, 0xa5, (n + 1) * sizeof *want);
+	ptrdiff_t dk = gtr_uvarint_decode_n_scalar(p, end, want, n);
+	size_t words = (len + 63) / 64;
+	memset(bwant, 0xa5, (words + 1) * sizeof *bwant);
+	size_t mk = gtr_uvarint_marks_scalar(p, end, bwant);
+	for (size_t i = 0; i < nwide; i++) {
+		const gtr_kernels *k = &wide[i];
+		const char *isa = gtr_isa_name(k->isa);
+		ptrdiff_t r = k->uvarint_skip(p, end, n);
+		cr_assert_eq(r, sk, "%s skip: %td, scalar %td (len %zu, n %zu)", isa, r, sk, len, n);
+		memset(got, 0xa5, (n + 1) * sizeof *got);
+		r = k->uvarint_decode_n(p, end, got, n);
+		cr_assert_eq(r, dk, "%s decode_n: %td, scalar %td (len %zu, n %zu)", isa, r, dk, len, n);
+		for (size_t j = 0; j <= n; j++)
+			cr_assert_eq(got[j], want[j], "%s decode_n: out[%zu] = %#llx, scalar %#llx (len %zu, n %zu)",
+				     isa, j, (unsigned long long)got[j], (unsigned long long)want[j], len, n);
+		memset(bgot, 0xa5, (words + 1) * sizeof *bgot);
+		size_t m = k->uvarint_marks(p, end, bgot);
+		cr_assert_eq(m, mk, "%s marks: %zu, scalar %zu (len %zu)", isa, m, mk, len);
+		cr_assert_eq(memcmp(bgot, bwant, (words + 1) * sizeof *bgot), 0, "%s marks bits (len %zu)", isa, len);
+	}
+}
+
+/* Varints in data[0..len): the n that makes every kernel read to the end. */
+static size_t count_ends(const uint8_t *p, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += p[i] < 0x80;
+	return n;
+}
+
+/* A stream of `count` varints whose lengths follow `mix`; returns its length. */
+static size_t random_stream(uint8_t *out, size_t cap, size_t count, int mix)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < count && len + 10 <= cap; i++) {
+		int bits;
+		switch (mix) {
+		case 0: bits = rand() % 65; break;           /* every length */
+		case 1: bits = rand() % 22; break;           /* 1 to 3 bytes, as in traces */
+		case 2: bits = rand() % 8 ? 7 : 14; break;   /* mostly single bytes */
+		default: bits = rand() % 4 ? rand() % 15 : 56 + rand() % 9; break; /* 9 and 10 bytes */
+		}
+		uint64_t v = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+		v = bits >= 64 ? v | 1ull << 63 : v & ((1ull << bits) - 1);
+		len += encode(v, out + len);
+	}
+	return len;
+}
+
+/*
+ * The last `len` bytes of a page followed by a PROT_NONE page: a kernel
+ * that reads past the end of its input there faults. Lives until exit.
+ */
+static uint8_t *guarded(size_t len)
+{
+	static uint8_t *edge;
+	if (!edge) {
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+		uint8_t *map = mmap(NULL, pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		cr_assert(map != MAP_FAILED);
+		cr_assert_eq(mprotect(map + pg, pg, PROT_NONE), 0);
+		edge = map + pg;
+	}
+	return edge - len;
+}
+
+Test(simd, machine_has_wide_paths)
+{
+	load_wide();
+	/* Not an error on an old CPU, but say what was compared. */
+	cr_log_info("comparing %zu wide ISA(s) against scalar (best: %s)", nwide,
+		    gtr_isa_name(gtr_isa_detect()));
+	gtr_kernels k;
+	cr_assert_eq(gtr_kernels_init(&k, NULL), 0);
+	cr_assert_eq(k.isa, gtr_isa_detect(), "the default kernels are the best detected");
+}
+
+Test(simd, random_streams)
+{
+	load_wide();
+	static uint8_t buf[MAXN];
+	srand(7);
+	for (int round = 0; round < 400; round++) {
+		int mix = round % 4;
+		size_t len = random_stream(buf, sizeof buf, (size_t)(rand() % 200 + 1), mix);
+		size_t all = count_ends(buf, len);
+		agree(buf, len, all);
+		agree(buf, len, all + 1);                 /* one more than there is: short */
+		agree(buf, len, (size_t)rand() % (all + 1));
+		agree(buf, len - (len ? (size_t)rand() % (len < 12 ? len : 12) : 0), all); /* cut */
+	}
+}
+
+Test(simd, exhaustive_short_inputs)
+{
+	load_wide();
+	/* Every string of up to 3 bytes on its own (the wide kernels leave
+	 * inputs shorter than a block to the reference)... */
+	for (uint32_t x = 0; x < (1u << 24); x++) {
+		uint8_t s[3] = {(uint8_t)x, (uint8_t)(x >> 8), (uint8_t)(x >> 16)};
+		size_t len = x < 256 ? 1 : x < 65536 ? 2 : 3;
+		if (x == 0)
+			agree(s, 0, 1);
+		agree(s, len, count_ends(s, len) + 1);
+		if (x < 65536 || (s[2] & 0x80) == 0)
+			agree(s, len, count_ends(s, len));
+	}
+}
+
+Test(simd, exhaustive_short_strings_in_blocks)
+{
+	load_wide();
+	/* ...and every 2-byte string inside a 64-byte block at the places
+	 * where the wide paths change gear: the start, the lane boundaries
+	 * around byte 8, the per-lane window's edge (byte 56) and the last
+	 * bytes before `end`. */
+	uint8_t *buf = guarded(64);
+	static const size_t at[] = {0, 7, 8, 54, 55, 56, 62};
+	for (uint32_t x = 0; x < (1u << 16); x++)
+		for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+			memset(buf, 0x05, 64);
+			buf[at[i]] = (uint8_t)x;
+			buf[at[i] + 1] = (uint8_t)(x >> 8);
+			size_t n = count_ends(buf, 64);
+			agree(buf, 64, n);
+			if (at[i] == 62)
+				agree(buf, 64, n + 1);
+		}
+}
+
+Test(simd, structured_3_byte_strings_at_every_offset)
+{
+	load_wide();
+	/* 3-byte strings over the byte classes that matter (terminator or
+	 * not, 0, 1, 2, 7-bit edges) at every offset of a block. */
+	static const uint8_t cls[] = {0x00, 0x01, 0x02, 0x3f, 0x40, 0x7f, 0x80, 0x81, 0x82, 0xc0, 0xfe, 0xff};
+	enum { C = sizeof cls };
+	uint8_t *buf = guarded(64);
+	for (size_t a = 0; a < C; a++)
+		for (size_t b = 0; b < C; b++)
+			for (size_t c = 0; c < C; c++)
+				for (size_t off = 0; off <= 61; off++) {
+					memset(buf, 0x09, 64);
+					buf[off] = cls[a];
+					buf[off + 1] = cls[b];
+					buf[off + 2] = cls[c];
+					size_t n = count_ends(buf, 64);
+					agree(buf, 64, n);
+					agree(buf, 64, n + 1);
+				}
+}
+
+Test(simd, long_and_overlong_everywhere)
+{
+	load_wide();
+	/* k continuation bytes then a last byte v, at every offset of two
+	 * blocks of single-byte varints: 9- and 10-byte varints (valid when
+	 * the 10th byte is 0 or 1), overlong ones, and runs the end cuts. */
+	static const uint8_t last[] = {0x00, 0x01, 0x02, 0x7f, 0x80, 0xff};
+	static uint8_t buf[160];
+	for (size_t k = 0; k <= 13; k++)
+		for (size_t v = 0; v < sizeof last; v++)
+			for (size_t off = 0; off < 100; off++) {
+				memset(buf, 0x11, sizeof buf);
+				memset(buf + off, 0x80 | (int)(off % 0x7f), k);
+				buf[off + k] = last[v];
+				size_t all = count_ends(buf, sizeof buf);
+				agree(buf, sizeof buf, all);
+				agree(buf, sizeof buf, off + 1);
+				agree(buf, off + k + 1, count_ends(buf, off + k + 1) + 1);
+				agree(buf, 128, count_ends(buf, 128));
+			}
+}
+
+Test(simd, every_length_at_every_start_before_the_end)
+{
+	load_wide();
+	/* Single-byte varints, then one of 1 to 11 bytes starting at each
+	 * byte of the last block before a guard page (cut by the end when it
+	 * does not fit), then single bytes again. */
+	for (size_t blk = 64; blk <= 72; blk += 8) {
+		uint8_t *buf = guarded(blk);
+		for (size_t len = 1; len <= 11; len++)
+			for (size_t at = 0; at < blk; at++) {
+				memset(buf, 0x03, blk);
+				for (size_t i = 0; i + 1 < len && at + i < blk; i++)
+					buf[at + i] = (uint8_t)(0x80 | (i * 37 + at));
+				if (at + len - 1 < blk)
+					buf[at + len - 1] = len == 10 ? 0x01 : 0x55;
+				size_t n = count_ends(buf, blk);
+				agree(buf, blk, n);
+				agree(buf, blk, n + 1);
+				agree(buf, blk, at / 2 + 1);
+			}
+	}
+}
+
+Test(simd, misaligned_starts)
+{
+	load_wide();
+	static uint8_t store[MAXN + 64] __attribute__((aligned(64)));
+	static uint8_t stream[MAXN];
+	srand(11);
+	for (int mix = 0; mix < 4; mix++) {
+		size_t len = random_stream(stream, MAXN - 64, 300, mix);
+		for (size_t off = 0; off < 64; off++) {
+			memcpy(store + off, stream, len);
+			size_t all = count_ends(stream, len);
+			agree(store + off, len, all);
+			agree(store + off, len, all / 2);
+			agree(store + off, len - 1, all);
+		}
+	}
+}
+
+Test(simd, never_read_past_the_end)
+{
+	load_wide();
+	/* Inputs that end exactly where a PROT_NONE page begins: any read past
+	 * `end` faults. */
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(map != MAP_FAILED);
+	cr_assert_eq(mprotect(map + pg, (size_t)pg, PROT_NONE), 0);
+	uint8_t *edge = map + pg;
+	static uint8_t stream[MAXN];
+	static uint64_t out[MAXN], bits[MAXN / 64 + 1];
+	srand(13);
+	for (int mix = 0; mix < 4; mix++) {
+		size_t slen = random_stream(stream, sizeof stream, 400, mix);
+		for (size_t len = 0; len <= 300 && len <= slen; len++) {
+			uint8_t *p = edge - len;
+			memcpy(p, stream + slen - len, len);
+			agree(p, len, count_ends(p, len));
+			agree(p, len, count_ends(p, len) + 1);
+			/* A varint the end cuts, after a run of good ones. */
+			if (len) {
+				p[len - 1] |= 0x80;
+				agree(p, len, count_ends(p, len) + 1);
+			}
+		}
+	}
+	/* Nothing but continuation bytes up to the guard page. */
+	for (size_t len = 1; len <= 200; len++) {
+		memset(edge - len, 0xff, len);
+		for (size_t i = 0; i < nwide; i++) {
+			cr_assert_eq(wide[i].uvarint_skip(edge - len, edge, 1),
+				     len < 10 ? GTR_UVARINT_SKIP_SHORT : GTR_UVARINT_OVERFLOW);
+			cr_assert_eq(wide[i].uvarint_decode_n(edge - len, edge, out, 1),
+				     len < 10 ? GTR_UVARINT_SKIP_SHORT : GTR_UVARINT_OVERFLOW);
+			cr_assert_eq(wide[i].uvarint_marks(edge - len, edge, bits), 0);
+		}
+	}
+	munmap(map, (size_t)pg * 2);
+}
+
+Test(simd, malformed_inside_good_streams)
+{
+	load_wide();
+	static uint8_t buf[MAXN];
+	static const uint8_t bad[][12] = {
+		{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}, /* 11 bytes */
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02},       /* 10th > 1 */
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},       /* UINT64_MAX: fine */
+		{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00},       /* 10 bytes, value 0 */
+	};
+	static const size_t badlen[] = {11, 10, 10, 10, 10};
+	srand(17);
+	for (int round = 0; round < 300; round++) {
+		size_t b = (size_t)round % 5;
+		size_t len = random_stream(buf, 600, (size_t)rand() % 120, round % 3);
+		memcpy(buf + len, bad[b], badlen[b]);
+		len += badlen[b];
+		len += random_stream(buf + len, 400, (size_t)rand() % 60, 1);
+		size_t all = count_ends(buf, len);
+		agree(buf, len, all);
+		agree(buf, len, all + 1);
+	}
+}
+
+Test(simd, big_counts)
+{
+	load_wide();
+	/* Many blocks per call, the way stack tables are read. */
+	static uint8_t buf[MAXN];
+	srand(19);
+	for (int mix = 0; mix < 3; mix++) {
+		size_t len = random_stream(buf, sizeof buf, MAXN, mix);
+		agree(buf, len, count_ends(buf, len));
+	}
+}
+
 Test(isa, forcing)
 {
 	gtr_kernels k;
 	cr_assert_eq(gtr_kernels_init(&k, "scalar"), 0);
 	cr_assert_eq(k.isa, GTR_ISA_SCALAR);
 	cr_assert_eq(gtr_kernels_init(&k, "neon"), -1);
+	/* Each ISA the machine runs is served as itself, not as scalar. */
+	for (int i = 0; i < GTR_ISA_COUNT; i++) {
+		int rc = gtr_kernels_init(&k, gtr_isa_name((gtr_isa)i));
+		cr_assert_eq(rc, i <= (int)gtr_isa_detect() ? 0 : -1);
+		if (rc == 0)
+			cr_assert_eq(k.isa, (gtr_isa)i);
+	}
 	cr_assert_str_eq(gtr_isa_name(GTR_ISA_AVX2), "avx2");
 }

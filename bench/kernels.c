@@ -1,0 +1,154 @@
+/*
+ * bench/kernels.c: throughput of the uvarint kernels, every ISA the
+ * machine runs, on synthetic streams shaped like trace data.
+ *
+ * A table of candidates with one signature, best of ROUNDS rounds, one
+ * machine-readable line per (kernel, isa, stream, values per call):
+ *
+ *   kernel=decode_n isa=avx512 stream=trace per_call=4 bytes=... values=...
+ *          seconds=... GB/s=... Mvalues/s=... speedup=...
+ *
+ * speedup is against the scalar reference on the same line's inputs.
+ * per_call=all hands the whole stream to one call (stack tables, the
+ * index's long skips); small counts are the per-event calls of the
+ * decoders. Streams: `trace` has 1 to 3-byte values (timestamps, ids),
+ * `small` mostly single bytes, `wide` every length from 1 to 10 bytes.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "simd/isa.h"
+
+enum { ROUNDS = 7, STREAM_VALUES = 1 << 20 };
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static size_t encode(uint64_t v, uint8_t *out)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		out[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t make_stream(uint8_t *buf, const char *shape)
+{
+	size_t len = 0;
+	for (size_t i = 0; i < STREAM_VALUES; i++) {
+		unsigned bits;
+		if (strcmp(shape, "trace") == 0)
+			bits = 1 + (unsigned)(next() % 21);
+		else if (strcmp(shape, "small") == 0)
+			bits = next() % 8 ? 7 : 14;
+		else
+			bits = 1 + (unsigned)(next() % 64);
+		uint64_t v = next();
+		v = bits >= 64 ? v : v & ((1ull << bits) - 1);
+		len += encode(v, buf + len);
+	}
+	return len;
+}
+
+static volatile uint64_t sink;
+
+/* Seconds for the best of ROUNDS passes over the stream, per_call values at a time. */
+static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, size_t len, size_t per_call,
+		  uint64_t *out, uint64_t *bits)
+{
+	double best = 1e9;
+	for (int r = 0; r < ROUNDS; r++) {
+		const uint8_t *p = buf, *end = buf + len;
+		size_t left = STREAM_VALUES;
+		uint64_t acc = 0;
+		double t0 = now();
+		if (strcmp(kernel, "marks") == 0) {
+			acc += k->uvarint_marks(buf, end, bits);
+		} else {
+			while (left) {
+				size_t n = per_call < left ? per_call : left;
+				ptrdiff_t s = strcmp(kernel, "skip") == 0 ? k->uvarint_skip(p, end, n)
+									: k->uvarint_decode_n(p, end, out, n);
+				if (s < 0) {
+					fprintf(stderr, "kernels: %s/%s failed (%td)\n", kernel, gtr_isa_name(k->isa), s);
+					exit(1);
+				}
+				acc += out[0];
+				p += s;
+				left -= n;
+			}
+		}
+		double dt = now() - t0;
+		sink += acc;
+		if (dt < best)
+			best = dt;
+	}
+	return best;
+}
+
+int main(void)
+{
+	static const char *const shapes[] = {"trace", "small", "wide"};
+	static const char *const kernels[] = {"skip", "decode_n", "marks"};
+	static const size_t per_calls[] = {1, 4, 16, 0};
+	uint8_t *buf = malloc((size_t)STREAM_VALUES * 10);
+	uint64_t *out = malloc((size_t)STREAM_VALUES * sizeof *out);
+	uint64_t *bits = malloc(((size_t)STREAM_VALUES * 10 / 64 + 1) * sizeof *bits);
+	if (!buf || !out || !bits)
+		return 1;
+	gtr_kernels ks[GTR_ISA_COUNT];
+	int nk = 0;
+	for (int i = 0; i < GTR_ISA_COUNT; i++)
+		if (gtr_kernels_init(&ks[nk], gtr_isa_name((gtr_isa)i)) == 0)
+			nk++;
+	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+		size_t len = make_stream(buf, shapes[s]);
+		for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
+			int marks = strcmp(kernels[kk], "marks") == 0;
+			for (size_t pc = 0; pc < sizeof per_calls / sizeof *per_calls; pc++) {
+				size_t per_call = per_calls[pc] ? per_calls[pc] : STREAM_VALUES;
+				if (marks && per_calls[pc])
+					continue;
+				double scalar = 0;
+				for (int i = 0; i < nk; i++) {
+					double t = run(&ks[i], kernels[kk], buf, len, per_call, out, bits);
+					if (i == 0)
+						scalar = t;
+					char pcs[24];
+					if (per_calls[pc])
+						snprintf(pcs, sizeof pcs, "%zu", per_call);
+					else
+						snprintf(pcs, sizeof pcs, "all");
+					printf("kernel=%s isa=%s stream=%s per_call=%s bytes=%zu values=%d seconds=%.6f "
+					       "GB/s=%.3f Mvalues/s=%.1f speedup=%.2f\n",
+					       kernels[kk], gtr_isa_name(ks[i].isa), shapes[s], pcs, len, STREAM_VALUES, t,
+					       (double)len / t / 1e9, STREAM_VALUES / t / 1e6, scalar / t);
+				}
+			}
+		}
+	}
+	free(buf);
+	free(out);
+	free(bits);
+	return 0;
+}

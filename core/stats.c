@@ -1,0 +1,639 @@
+/* core/stats.c: per-goroutine time accounting, slice histograms, grouping by function. */
+#include "stats.h"
+#include "idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Frames read to name a goroutine: its entry function is the outermost. */
+#define NAME_FRAMES 256
+
+static const char *const block_names[GTR_BLOCK_N] = {
+	"chan", "select", "sync", "net", "sleep", "GC", "other",
+};
+
+const char *gtr_block_name(gtr_block b)
+{
+	return (unsigned)b < GTR_BLOCK_N ? block_names[b] : "other";
+}
+
+static int str_is(gtr_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.n == n && memcmp(s.p, lit, n) == 0;
+}
+
+gtr_block gtr_block_of_reason(gtr_str r)
+{
+	static const struct {
+		const char *reason;
+		gtr_block b;
+	} map[] = {
+		{"chan send", GTR_BLOCK_CHAN},
+		{"chan receive", GTR_BLOCK_CHAN},
+		{"select", GTR_BLOCK_SELECT},
+		{"sync", GTR_BLOCK_SYNC},
+		{"sync.(*Cond).Wait", GTR_BLOCK_SYNC},
+		{"network", GTR_BLOCK_NET},
+		{"sleep", GTR_BLOCK_SLEEP},
+		{"GC mark assist wait for work", GTR_BLOCK_GC},
+		{"GC background sweeper wait", GTR_BLOCK_GC},
+		{"wait until GC ends", GTR_BLOCK_GC},
+		{"GC weak to strong wait", GTR_BLOCK_GC},
+	};
+	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+		if (str_is(r, map[i].reason))
+			return map[i].b;
+	return GTR_BLOCK_OTHER;
+}
+
+/* --- the histogram --- */
+
+uint32_t gtr_hist_index(uint64_t v)
+{
+	if (v < GTR_HIST_SUB)
+		return (uint32_t)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
+	uint64_t m = (v >> (e - 6)) - GTR_HIST_SUB;   /* 0..63 */
+	return (uint32_t)(GTR_HIST_SUB + (e - 6) * GTR_HIST_SUB + m);
+}
+
+uint64_t gtr_hist_lower(uint32_t idx)
+{
+	if (idx < GTR_HIST_SUB)
+		return idx;
+	uint32_t k = (idx - GTR_HIST_SUB) / GTR_HIST_SUB, m = (idx - GTR_HIST_SUB) % GTR_HIST_SUB;
+	return (uint64_t)(GTR_HIST_SUB + m) << k;
+}
+
+static uint64_t hist_width(uint32_t idx)
+{
+	return idx < GTR_HIST_SUB ? 1 : (uint64_t)1 << ((idx - GTR_HIST_SUB) / GTR_HIST_SUB);
+}
+
+/* Position of bin idx in h, or where it would be inserted. */
+static uint32_t hist_find(const gtr_hist *h, uint32_t idx)
+{
+	uint32_t lo = 0, hi = h->nbins;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (h->bins[mid].idx < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int hist_add_n(gtr_hist *h, uint32_t idx, uint64_t n)
+{
+	uint32_t at = hist_find(h, idx);
+	if (at < h->nbins && h->bins[at].idx == idx) {
+		h->bins[at].count += n;
+		return 0;
+	}
+	if (h->nbins == h->cap) {
+		/* Most goroutines run a few times: start small. */
+		uint32_t ncap = h->cap ? h->cap * 2 : 2;
+		if (ncap > GTR_HIST_BINS)
+			ncap = GTR_HIST_BINS;
+		gtr_hist_bin *nb = realloc(h->bins, ncap * sizeof *nb);
+		if (!nb)
+			return GTR_E_NOMEM;
+		h->bins = nb;
+		h->cap = ncap;
+	}
+	memmove(&h->bins[at + 1], &h->bins[at], (h->nbins - at) * sizeof *h->bins);
+	h->bins[at] = (gtr_hist_bin){idx, n};
+	h->nbins++;
+	return 0;
+}
+
+int gtr_hist_add(gtr_hist *h, uint64_t v)
+{
+	if (hist_add_n(h, gtr_hist_index(v), 1) < 0)
+		return GTR_E_NOMEM;
+	if (h->count == 0 || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	return 0;
+}
+
+int gtr_hist_merge(gtr_hist *dst, const gtr_hist *src)
+{
+	if (src->count == 0)
+		return 0;
+	for (uint32_t i = 0; i < src->nbins; i++)
+		if (hist_add_n(dst, src->bins[i].idx, src->bins[i].count) < 0)
+			return GTR_E_NOMEM;
+	if (dst->count == 0 || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	return 0;
+}
+
+uint64_t gtr_hist_percentile(const gtr_hist *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	/* Nearest rank, as gtr_percentile: the smallest value with q% at or below it. */
+	uint64_t rank = (uint64_t)((q / 100.0) * (double)h->count + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank >= h->count)
+		return h->max;
+	if (rank == 1)
+		return h->min;
+	uint64_t seen = 0;
+	for (uint32_t i = 0; i < h->nbins; i++) {
+		seen += h->bins[i].count;
+		if (seen >= rank) {
+			/* The middle of the bin, kept inside what was seen. */
+			uint32_t idx = h->bins[i].idx;
+			uint64_t v = gtr_hist_lower(idx) + (hist_width(idx) - 1) / 2;
+			return v < h->min ? h->min : v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+void gtr_hist_free(gtr_hist *h)
+{
+	free(h->bins);
+	memset(h, 0, sizeof *h);
+}
+
+/* --- the Go release in a runtime path --- */
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Reads "1.N" or "1.N.M" (and an rcN/betaN suffix) at p; returns its length or 0. */
+static size_t release_at(const char *p, const char *end)
+{
+	const char *q = p;
+	if (q + 3 > end || q[0] != '1' || q[1] != '.' || !is_digit(q[2]))
+		return 0;
+	q += 2;
+	while (q < end && is_digit(*q))
+		q++;
+	if (q + 1 < end && q[0] == '.' && is_digit(q[1])) {
+		q++;
+		while (q < end && is_digit(*q))
+			q++;
+	}
+	for (const char *sfx = q; sfx < end;) {
+		size_t n = end - sfx >= 4 && memcmp(sfx, "beta", 4) == 0 ? 4
+			   : end - sfx >= 2 && memcmp(sfx, "rc", 2) == 0 ? 2
+									   : 0;
+		if (!n || sfx + n >= end || !is_digit(sfx[n]))
+			break;
+		q = sfx + n;
+		while (q < end && is_digit(*q))
+			q++;
+		break;
+	}
+	/* The release must end the path element or a "-"/"." part of it. */
+	if (q < end && *q != '/' && *q != '.' && *q != '-' && *q != '_')
+		return 0;
+	return (size_t)(q - p);
+}
+
+int gtr_runtime_version_from_path(gtr_str file, char *buf, size_t cap)
+{
+	static const char marker[] = "/src/runtime/";
+	const size_t mlen = sizeof marker - 1;
+	if (file.n < mlen)
+		return 0; /* an empty string may have no storage at all */
+	const char *p = file.p, *root = NULL;
+	for (size_t i = 0; i <= file.n - mlen; i++)
+		if (memcmp(p + i, marker, mlen) == 0)
+			root = p + i;
+	if (!root || !cap)
+		return 0;
+	/* Right to left through the GOROOT: ".../go1.22.3", "/go-1.22", "/go/1.22.3". */
+	for (size_t at = (size_t)(root - p); at-- > 0;) {
+		const char *s = p + at, *v = NULL;
+		if (s + 3 <= root && memcmp(s, "go1", 3) == 0)
+			v = s + 2;
+		else if (s + 4 <= root && (memcmp(s, "go-1", 4) == 0 || memcmp(s, "go/1", 4) == 0))
+			v = s + 3;
+		if (!v)
+			continue;
+		/* "go" must start a path element or follow a separator ("toolchain@v0.0.1-go1.22.3"). */
+		if (s > p && s[-1] != '/' && s[-1] != '-' && s[-1] != '@' && s[-1] != '_')
+			continue;
+		size_t n = release_at(v, root);
+		if (!n || n + 3 > cap)
+			continue;
+		buf[0] = 'g';
+		buf[1] = 'o';
+		memcpy(buf + 2, v, n);
+		buf[n + 2] = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* --- the analysis --- */
+
+typedef struct track {
+	uint8_t state;      /* gtr_gstate of the open interval */
+	uint8_t open;       /* an interval is being timed */
+	uint8_t block;      /* gtr_block while Waiting */
+	uint8_t running;    /* a slice is open */
+	uint8_t assist;     /* inside a mark assist */
+	uint8_t name_is_create;
+	uint64_t since;     /* start of the open interval */
+	uint64_t slice_start;
+	uint64_t assist_start;
+	uint32_t name_table;
+	uint64_t name_stack; /* the stack that names it, 0 none */
+} track;
+
+typedef struct srun {
+	const gtr_trace *t;
+	gtr_stats *res;
+	gtr_idmap *gids; /* goroutine id -> index */
+	track *tr;
+	size_t capgs;
+	uint64_t sync_ts;
+	int ty_sync, ty_assist_begin, ty_assist_end, ty_assist_active;
+} srun;
+
+static int lookup_type(const gtr_spec *specs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (specs[i].name && strcmp(specs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static gtr_gstats *g_find(srun *r, int64_t id, track **tk)
+{
+	uint64_t idx;
+	if (!gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
+		return NULL;
+	*tk = &r->tr[idx];
+	return &r->res->gs[idx];
+}
+
+static gtr_gstats *g_get(srun *r, int64_t id, track **tk)
+{
+	gtr_gstats *g = g_find(r, id, tk);
+	if (g)
+		return g;
+	gtr_stats *res = r->res;
+	if (res->ngs == r->capgs) {
+		size_t ncap = r->capgs ? r->capgs * 2 : 64;
+		gtr_gstats *ng = realloc(res->gs, ncap * sizeof *ng);
+		if (!ng)
+			return NULL;
+		res->gs = ng;
+		track *nt = realloc(r->tr, ncap * sizeof *nt);
+		if (!nt)
+			return NULL;
+		r->tr = nt;
+		r->capgs = ncap;
+	}
+	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, res->ngs) < 0)
+		return NULL;
+	g = &res->gs[res->ngs];
+	memset(g, 0, sizeof *g);
+	g->id = id;
+	*tk = &r->tr[res->ngs];
+	memset(*tk, 0, sizeof **tk);
+	res->ngs++;
+	return g;
+}
+
+/* Adds d to the time of state `st` (block group `b` when Waiting). */
+static void add_time(gtr_times *t, uint8_t st, uint8_t b, uint64_t d)
+{
+	switch (st) {
+	case GTR_GS_RUNNING: t->exec += d; break;
+	case GTR_GS_RUNNABLE: t->sched_wait += d; break;
+	case GTR_GS_WAITING: t->block[b] += d; break;
+	case GTR_GS_SYSCALL: t->syscall += d; break;
+	default: break;
+	}
+}
+
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+/* Stops the clocks of a goroutine that exited (or blocked forever) at ts. */
+static void finalize(gtr_gstats *g, track *k, uint64_t ts)
+{
+	if (k->open)
+		add_time(&g->t, k->state, k->block, since(ts, k->since));
+	if (k->assist)
+		g->t.gc_assist += since(ts, k->assist_start);
+	k->open = 0;
+	k->assist = 0;
+}
+
+static int on_transition(srun *r, const gtr_event *ev, const gtr_transition *tr)
+{
+	if (tr->from == tr->to)
+		return 0; /* says nothing new */
+	track *k;
+	gtr_gstats *g = g_get(r, tr->id, &k);
+	if (!g)
+		return GTR_E_NOMEM;
+	uint64_t ts = ev->ts;
+	/* What names it: the stack it was created with, else the first one seen. */
+	uint64_t stk = tr->stack ? tr->stack : ev->g == tr->id ? ev->stack : 0;
+	if (tr->from == GTR_GS_NOTEXIST && tr->stack && !k->name_is_create) {
+		k->name_table = ev->table;
+		k->name_stack = tr->stack;
+		k->name_is_create = 1;
+	} else if (!k->name_stack && stk) {
+		k->name_table = ev->table;
+		k->name_stack = stk;
+	}
+
+	if (tr->from == GTR_GS_UNDETERMINED) {
+		/* Found in this state at the last sync: it has been there since. */
+		add_time(&g->t, tr->to, (uint8_t)gtr_block_of_reason(tr->reason), since(ts, r->sync_ts));
+	} else if (k->open) {
+		add_time(&g->t, k->state, k->block, since(ts, k->since));
+		k->open = 0;
+	}
+	if (k->running && tr->from == GTR_GS_RUNNING) {
+		if (gtr_hist_add(&g->slices, since(ts, k->slice_start)) < 0)
+			return GTR_E_NOMEM;
+		k->running = 0;
+	}
+	switch (tr->to) {
+	case GTR_GS_RUNNING:
+	case GTR_GS_RUNNABLE:
+	case GTR_GS_SYSCALL:
+		break;
+	case GTR_GS_WAITING:
+		if (!str_is(tr->reason, "forever"))
+			break;
+		finalize(g, k, ts);
+		return 0;
+	default: /* NotExist */
+		finalize(g, k, ts);
+		return 0;
+	}
+	k->open = 1;
+	k->state = tr->to;
+	k->since = ts;
+	k->block = (uint8_t)(tr->to == GTR_GS_WAITING ? gtr_block_of_reason(tr->reason) : 0);
+	if (tr->to == GTR_GS_RUNNING) {
+		k->running = 1;
+		k->slice_start = ts;
+	}
+	return 0;
+}
+
+static void on_assist(srun *r, const gtr_event *ev)
+{
+	int type = ev->type;
+	int64_t id = type == r->ty_assist_active ? (ev->nargs ? (int64_t)ev->args[0] : -1) : ev->g;
+	track *k;
+	gtr_gstats *g;
+	if (id < 0 || !(g = g_find(r, id, &k)))
+		return; /* Go's summarizer skips goroutines it has not met */
+	if (type == r->ty_assist_begin) {
+		k->assist = 1;
+		k->assist_start = ev->ts;
+	} else if (type == r->ty_assist_active) {
+		/* Still assisting at a generation's start: count from its sync. */
+		if (k->assist)
+			g->t.gc_assist += since(r->sync_ts, k->assist_start);
+		k->assist = 1;
+		k->assist_start = r->sync_ts;
+	} else if (k->assist) {
+		g->t.gc_assist += since(ev->ts, k->assist_start);
+		k->assist = 0;
+	}
+}
+
+static int on_event(srun *r, const gtr_event *ev)
+{
+	gtr_stats *res = r->res;
+	if (res->events++ == 0) {
+		res->first_ts = ev->ts;
+		r->sync_ts = ev->ts;
+	}
+	res->last_ts = ev->ts;
+	int type = ev->type;
+	if (type == r->ty_sync)
+		r->sync_ts = ev->ts;
+	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++) {
+		const gtr_transition *tr = gtr_event_trans(ev, i);
+		if (tr->res == GTR_RES_G) {
+			int rc = on_transition(r, ev, tr);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	if (type >= 0 && (type == r->ty_assist_begin || type == r->ty_assist_end ||
+			  type == r->ty_assist_active))
+		on_assist(r, ev);
+	return 0;
+}
+
+static int cmp_str(gtr_str a, gtr_str b)
+{
+	size_t n = a.n < b.n ? a.n : b.n;
+	int c = n ? memcmp(a.p, b.p, n) : 0;
+	if (c)
+		return c;
+	return a.n < b.n ? -1 : a.n > b.n;
+}
+
+/* A goroutine's place in the by-function order. */
+typedef struct fkey {
+	gtr_str func;
+	int64_t id;
+	size_t idx;
+} fkey;
+
+static int cmp_by_func(const void *pa, const void *pb)
+{
+	const fkey *a = pa, *b = pb;
+	int c = cmp_str(a->func, b->func);
+	if (c)
+		return c;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static int cmp_by_id(const void *pa, const void *pb)
+{
+	const gtr_gstats *a = pa, *b = pb;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Resolves each goroutine's start function, and notes a runtime release on the way. */
+static void name_goroutines(srun *r, gtr_frame *f)
+{
+	gtr_stats *res = r->res;
+	for (size_t i = 0; i < res->ngs; i++) {
+		track *k = &r->tr[i];
+		gtr_gstats *g = &res->gs[i];
+		g->func = GTR_STR("?");
+		if (!k->name_stack)
+			continue;
+		size_t n = 0;
+		gtr_error e;
+		gtr_error_clear(&e);
+		if (gtr_trace_stack(r->t, k->name_table, k->name_stack, f, NAME_FRAMES, &n, &e) < 0 || !n)
+			continue;
+		/* A creation stack is the entry point; any other has it outermost. */
+		gtr_frame *entry = k->name_is_create ? &f[0] : &f[n - 1];
+		if (entry->func.n)
+			g->func = entry->func;
+		for (size_t j = 0; j < n && !res->runtime_version[0]; j++)
+			gtr_runtime_version_from_path(f[j].file, res->runtime_version,
+						      sizeof res->runtime_version);
+	}
+}
+
+/* Orders goroutines by id, builds the per-function table and the totals. */
+static int group(srun *r)
+{
+	gtr_stats *res = r->res;
+	/* The tracks are no longer needed: sort the results alone. */
+	if (res->ngs > 1)
+		qsort(res->gs, res->ngs, sizeof *res->gs, cmp_by_id);
+	fkey *order = malloc((res->ngs ? res->ngs : 1) * sizeof *order);
+	if (!order)
+		return GTR_E_NOMEM;
+	for (size_t i = 0; i < res->ngs; i++)
+		order[i] = (fkey){res->gs[i].func, res->gs[i].id, i};
+	qsort(order, res->ngs, sizeof *order, cmp_by_func);
+	/* Functions are far fewer than goroutines: count them, then allocate. */
+	size_t nfuncs = 0;
+	for (size_t i = 0; i < res->ngs; i++)
+		nfuncs += i == 0 || cmp_str(order[i - 1].func, order[i].func) != 0;
+	res->fs = malloc((nfuncs ? nfuncs : 1) * sizeof *res->fs);
+	if (!res->fs) {
+		free(order);
+		return GTR_E_NOMEM;
+	}
+	int rc = 0;
+	for (size_t i = 0; i < res->ngs && rc == 0; i++) {
+		gtr_gstats *g = &res->gs[order[i].idx];
+		if (res->nfs == 0 || cmp_str(res->fs[res->nfs - 1].func, g->func) != 0) {
+			gtr_fstats *f = &res->fs[res->nfs++];
+			memset(f, 0, sizeof *f);
+			f->func = g->func;
+		}
+		gtr_fstats *f = &res->fs[res->nfs - 1];
+		g->fn = res->nfs - 1;
+		f->goroutines++;
+		f->t.exec += g->t.exec;
+		f->t.sched_wait += g->t.sched_wait;
+		for (int b = 0; b < GTR_BLOCK_N; b++)
+			f->t.block[b] += g->t.block[b];
+		f->t.syscall += g->t.syscall;
+		f->t.gc_assist += g->t.gc_assist;
+		rc = gtr_hist_merge(&f->slices, &g->slices);
+	}
+	free(order);
+	for (size_t i = 0; i < res->nfs && rc == 0; i++) {
+		gtr_fstats *f = &res->fs[i];
+		gtr_times *t = &res->total;
+		t->exec += f->t.exec;
+		t->sched_wait += f->t.sched_wait;
+		for (int b = 0; b < GTR_BLOCK_N; b++)
+			t->block[b] += f->t.block[b];
+		t->syscall += f->t.syscall;
+		t->gc_assist += f->t.gc_assist;
+		rc = gtr_hist_merge(&res->slices, &f->slices);
+	}
+	return rc;
+}
+
+void gtr_stats_free(gtr_stats *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->ngs; i++)
+		gtr_hist_free(&s->gs[i].slices);
+	for (size_t i = 0; i < s->nfs; i++)
+		gtr_hist_free(&s->fs[i].slices);
+	gtr_hist_free(&s->slices);
+	free(s->gs);
+	free(s->fs);
+	free(s);
+}
+
+int gtr_stats_run(const gtr_trace *t, gtr_stats **out, gtr_error *err)
+{
+	*out = NULL;
+	srun r = {.t = t};
+	r.res = calloc(1, sizeof *r.res);
+	r.gids = gtr_idmap_create();
+	gtr_frame *frames = malloc(NAME_FRAMES * sizeof *frames);
+	gtr_reader *rd = NULL;
+	int rc = 0;
+	if (!r.res || !r.gids || !frames) {
+		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+		goto out;
+	}
+	size_t nspecs;
+	const gtr_spec *specs = gtr_trace_specs(t, &nspecs);
+	int v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r.ty_sync = lookup_type(specs, nspecs, "Sync");
+	r.ty_assist_begin = lookup_type(specs, nspecs, v1 ? "GCMarkAssistStart" : "GCMarkAssistBegin");
+	r.ty_assist_end = lookup_type(specs, nspecs, v1 ? "GCMarkAssistDone" : "GCMarkAssistEnd");
+	r.ty_assist_active = v1 ? -1 : lookup_type(specs, nspecs, "GCMarkAssistActive");
+
+	rc = gtr_reader_open(&rd, t, err);
+	if (rc < 0)
+		goto out;
+	gtr_event ev;
+	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
+		if ((rc = on_event(&r, &ev)) < 0) {
+			gtr_error_set(err, rc, ev.off, "out of memory");
+			goto out;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	/* The end of the trace stops every clock; open slices end there too. */
+	uint64_t end = r.res->last_ts;
+	for (size_t i = 0; i < r.res->ngs; i++) {
+		gtr_gstats *g = &r.res->gs[i];
+		track *k = &r.tr[i];
+		finalize(g, k, end);
+		if (k->running && gtr_hist_add(&g->slices, since(end, k->slice_start)) < 0) {
+			rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+			goto out;
+		}
+		k->running = 0;
+	}
+	name_goroutines(&r, frames);
+	free(r.tr);
+	r.tr = NULL;
+	if (group(&r) < 0) {
+		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	gtr_reader_free(rd);
+	gtr_idmap_free(r.gids);
+	free(r.tr);
+	free(frames);
+	if (rc < 0) {
+		gtr_stats_free(r.res);
+		return rc;
+	}
+	*out = r.res;
+	return 0;
+}

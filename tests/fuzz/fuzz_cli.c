@@ -1,0 +1,77 @@
+/*
+ * tests/fuzz/fuzz_cli.c: the analyses the command line runs, end to end,
+ * into writers on /dev/null: greedy (text and JSON, stacks resolved),
+ * dump (events with stacks, then transitions), footprint and stats, over
+ * the input opened strictly and then leniently. Seeds: every corpus trace.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/report.h"
+#include "core/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static gtr_out out;
+static int devnull = -1;
+
+static void run_all(const gtr_trace *t)
+{
+	gtr_error err;
+	gtr_greedy *g = NULL;
+	gtr_error_clear(&err);
+	if (gtr_greedy_run(t, 5, &g, &err) == 0) {
+		gtr_greedy_report_opts text = {.file = "fuzz", .json = 0, .stack_depth = 0};
+		gtr_greedy_report_opts json = {.file = "fuzz", .json = 1, .stack_depth = 3};
+		gtr_out_init(&out, devnull);
+		gtr_report_greedy(t, g, &text, &out, &err);
+		gtr_out_flush(&out);
+		gtr_out_init(&out, devnull);
+		gtr_report_greedy(t, g, &json, &out, &err);
+		gtr_out_flush(&out);
+		gtr_greedy_free(g);
+	}
+	gtr_dump_opts events = {.stacks = 1, .goid = -1, .from = 0, .to = UINT64_MAX};
+	gtr_dump_opts trans = {.stacks = 1, .transitions = 1, .goid = 1, .from = 0, .to = UINT64_MAX};
+	gtr_error_clear(&err);
+	gtr_out_init(&out, devnull);
+	gtr_report_dump(t, &events, &out, &err);
+	gtr_out_flush(&out);
+	gtr_error_clear(&err);
+	gtr_out_init(&out, devnull);
+	gtr_report_dump(t, &trans, &out, &err);
+	gtr_out_flush(&out);
+	gtr_error_clear(&err);
+	gtr_out_init(&out, devnull);
+	gtr_report_footprint(t, &out, &err);
+	gtr_out_flush(&out);
+	gtr_stats *s = NULL;
+	gtr_error_clear(&err);
+	if (gtr_stats_run(t, &s, &err) == 0) {
+		gtr_stats_report_opts so = {.file = "fuzz", .format = GTR_STATS_JSON,
+					    .by = GTR_STATS_BY_BOTH, .sort = GTR_SK_EXEC};
+		gtr_out_init(&out, devnull);
+		gtr_report_stats(t, s, &so, &out, &err);
+		gtr_out_flush(&out);
+		gtr_stats_free(s);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	static const unsigned modes[] = {0, GTR_OPEN_PARTIAL, GTR_OPEN_LENIENT};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		gtr_trace *t = NULL;
+		gtr_error err;
+		gtr_error_clear(&err);
+		if (gtr_trace_open_ex(&t, data, size, NULL, modes[i], &err) < 0)
+			continue;
+		run_all(t);
+		gtr_trace_free(t);
+	}
+	return 0;
+}
