@@ -27,6 +27,8 @@ typedef struct run {
 	gtr_idmap *gids; /* goroutine id -> index in gs */
 	gstate *gs;
 	size_t ngs, capgs;
+	size_t *spare; /* slots of gs freed by goroutines that exited */
+	size_t nspare, capspare;
 	size_t *running; /* indices into gs of the goroutines now Running */
 	size_t nrunning, caprunning;
 	gtr_slice *heap; /* min-heap: the root is the slice that ranks last */
@@ -108,10 +110,16 @@ static gstate *gstate_of(run *r, int64_t id)
 	uint64_t idx;
 	if (gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
 		return &r->gs[idx];
-	if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0 ||
-	    gtr_idmap_put(r->gids, 0, (uint64_t)id, r->ngs) < 0)
+	if (r->nspare) {
+		idx = r->spare[--r->nspare];
+	} else {
+		if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0)
+			return NULL;
+		idx = r->ngs++;
+	}
+	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, idx) < 0)
 		return NULL;
-	gstate *g = &r->gs[r->ngs++];
+	gstate *g = &r->gs[idx];
 	memset(g, 0, sizeof *g);
 	g->id = id;
 	g->running = -1;
@@ -308,6 +316,21 @@ static int on_event(run *r, const gtr_event *ev)
 				return GTR_E_NOMEM;
 			chain_add(g, ev->type);
 		}
+	/* A goroutine that exited needs no state: memory stays bounded by the
+	 * goroutines alive at once, not by all the trace ever had. */
+	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++) {
+		const gtr_transition *tr = gtr_event_trans(ev, i);
+		uint64_t idx;
+		if (tr->res != GTR_RES_G || tr->to != GTR_GS_NOTEXIST ||
+		    !gtr_idmap_get(r->gids, 0, (uint64_t)tr->id, &idx))
+			continue;
+		if (r->gs[idx].running >= 0)
+			continue;
+		if (gtr_grow(&r->spare, &r->capspare, r->nspare + 1, sizeof *r->spare) < 0)
+			return GTR_E_NOMEM;
+		gtr_idmap_del(r->gids, 0, (uint64_t)tr->id);
+		r->spare[r->nspare++] = (size_t)idx;
+	}
 	if (type == r->ty_stw_begin && r->ty_stw_begin >= 0) {
 		if (r->open_stw >= 0)
 			stw_end(r, ev->ts, 1);
@@ -395,6 +418,7 @@ out:
 	gtr_reader_free(rd);
 	gtr_idmap_free(r.gids);
 	free(r.gs);
+	free(r.spare);
 	free(r.running);
 	free(r.heap);
 	if (rc < 0) {

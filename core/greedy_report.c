@@ -229,14 +229,22 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 		gtr_out_str(o, "not recorded\n");
 	} else {
 		gtr_out_printf(o, "%llu", (unsigned long long)g->procs[0].procs);
-		size_t shown = 0;
+		/* The first changes, then a count: a long trace may change it often. */
+		size_t shown = 0, more = 0;
 		for (size_t i = 1; i < g->nprocs; i++) {
 			if (g->procs[i].procs == g->procs[i - 1].procs)
 				continue;
+			if (shown == 8) {
+				more++;
+				continue;
+			}
 			gtr_out_str(o, shown++ ? ", " : " (then ");
 			gtr_out_printf(o, "%llu at ", (unsigned long long)g->procs[i].procs);
 			out_ms(o, g->procs[i].ts);
 		}
+		if (more)
+			gtr_out_printf(o, ", and %zu more changes; max %llu", more,
+				       (unsigned long long)g->maxprocs);
 		gtr_out_str(o, shown ? ")\n" : "\n");
 	}
 	gtr_out_printf(o, "  slices      %zu on-processor slices\n", g->nslices);

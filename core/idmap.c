@@ -95,6 +95,26 @@ int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *val
 	return 1;
 }
 
+int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	slot *s = find(m, table, id);
+	if (!s->used)
+		return 0;
+	/* Backward-shift deletion keeps every probe run unbroken. */
+	size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
+	for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+		size_t home = hash(m->slots[j].table, m->slots[j].id) & mask;
+		/* Move j back into the hole at i unless its home lies in (i, j]. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].used = 0;
+	m->count--;
+	return 1;
+}
+
 size_t gtr_idmap_count(const gtr_idmap *m)
 {
 	return m->count;

@@ -27,6 +27,9 @@ int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value);
 /* Returns 1 and fills *value when found, 0 otherwise. */
 int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value);
 
+/* Removes a key; returns 1 if it was there, 0 otherwise. */
+int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id);
+
 size_t gtr_idmap_count(const gtr_idmap *m);
 
 /* Bytes the map holds, for memory accounting. */

@@ -26,3 +26,30 @@ Test(idmap, put_get_replace_grow)
 	gtr_idmap_free(m);
 	gtr_idmap_free(NULL);
 }
+
+Test(idmap, delete_keeps_the_rest_reachable)
+{
+	gtr_idmap *m = gtr_idmap_create();
+	enum { N = 20000 };
+	for (uint64_t i = 0; i < N; i++)
+		cr_assert_eq(gtr_idmap_put(m, i % 3, i, i * 2), 0);
+	/* Delete every other key, in an order unrelated to insertion. */
+	for (uint64_t k = 0; k < N; k++) {
+		uint64_t i = (k * 7919) % N;
+		if (i % 2 == 0)
+			cr_assert_eq(gtr_idmap_del(m, i % 3, i), 1);
+	}
+	cr_assert_eq(gtr_idmap_count(m), N / 2);
+	uint64_t v;
+	for (uint64_t i = 0; i < N; i++) {
+		int found = gtr_idmap_get(m, i % 3, i, &v);
+		cr_assert_eq(found, (int)(i % 2), "key %llu", (unsigned long long)i);
+		if (found)
+			cr_assert_eq(v, i * 2);
+	}
+	cr_assert_eq(gtr_idmap_del(m, 0, 0), 0);
+	/* Deleted keys can come back. */
+	cr_assert_eq(gtr_idmap_put(m, 0, 0, 5), 0);
+	cr_assert_eq(gtr_idmap_get(m, 0, 0, &v), 1);
+	gtr_idmap_free(m);
+}
