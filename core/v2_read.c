@@ -739,15 +739,24 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 						 (unsigned long long)c->ev.off, (long long)c->m);
 				break;
 			}
-			/* Tolerant: the rest of this generation goes, recorded. */
+			/* Tolerant: the rest of this generation goes, counted. */
+			uint64_t left = 0;
+			int64_t from = c->ev.time, to = c->ev.time;
 			gtr_loss_add(&r->loss->events, c->ev.off, 0,
 				     "generation %llu: events cannot be ordered in reasonable time; "
-				     "the events left on its %zu threads were skipped",
+				     "the rest of its events, on %zu threads, were skipped",
 				     (unsigned long long)ix->gens[r->gen].num, r->nheap);
-			r->loss->events.count += r->nheap - 1;
-			gtr_loss_time(&r->loss->events, since_base(r, c->ev.time),
-				      since_base(r, c->ev.time));
-			r->dropped += r->nheap;
+			for (size_t i = 0; i < r->nheap; i++) {
+				mcur *m = r->heap[i];
+				int more = 1;
+				for (; more > 0; more = mcur_next(r, m, &scratch), left++) {
+					from = m->ev.time < from ? m->ev.time : from;
+					to = m->ev.time > to ? m->ev.time : to;
+				}
+			}
+			r->loss->events.count += left - 1;
+			gtr_loss_time(&r->loss->events, since_base(r, from), since_base(r, to));
+			r->dropped += left;
 			r->nheap = 0;
 			r->tries = 0;
 			r->advanced = 0;

@@ -221,13 +221,30 @@ grep -q 'decode' "$tmp/err" && grep -q $'\r' "$tmp/err" && ok || bad "--progress
 grep -q 'index' "$tmp/err" && grep -q 'decode timeline' "$tmp/err" && ok || bad "report --progress does not name its phases"
 "$gtr" --progress --no-progress greedy "$f" >/dev/null 2>"$tmp/err"
 [ ! -s "$tmp/err" ] && ok || bad "--no-progress still shows progress"
-# On a terminal (script(1) gives one), headings are coloured unless NO_COLOR or --color=never.
-if command -v script >/dev/null; then
-	tty_run() { script -qec "$*" /dev/null </dev/null; }
-	tty_run "'$gtr' greedy -n 1 '$f'" | grep -q $'\e\\[1m' && ok || bad "no colour on a terminal"
-	NO_COLOR=1 tty_run "'$gtr' greedy -n 1 '$f'" | grep -q $'\e\\[' && bad "NO_COLOR is not honoured" || ok
-	tty_run "'$gtr' greedy --color=never -n 1 '$f'" | grep -q $'\e\\[' && bad "--color=never still colours" || ok
-fi
+# On a terminal (a pseudo-terminal, read to its end), headings are
+# coloured unless NO_COLOR or --color=never.
+tty_run() {
+	TERM=xterm python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        b = os.read(fd, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)' "$@"
+}
+tty_run "$gtr" greedy -n 1 "$f" | grep -q $'\e\\[1m' && ok || bad "no colour on a terminal"
+NO_COLOR=1 tty_run "$gtr" greedy -n 1 "$f" | grep -q $'\e\\[' && bad "NO_COLOR is not honoured" || ok
+tty_run "$gtr" greedy --color=never -n 1 "$f" | grep -q $'\e\\[' && bad "--color=never still colours" || ok
+tty_run "$gtr" --progress greedy -n 1 "$f" | grep -q 'decode' && ok || bad "no progress on a terminal with --progress"
 "$gtr" greedy -n 1 "$f" | grep -q $'\e\\[' && bad "colour in a pipe" || ok
 "$gtr" --color=always greedy -n 1 "$f" | grep -q $'\e\\[1m' && ok || bad "--color=always does not colour"
 expect 2 "--color=sometimes" -- "$gtr" --color=sometimes greedy "$f"

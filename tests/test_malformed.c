@@ -626,3 +626,23 @@ Test(malformed, regressions, .timeout = 240)
 	free(dir);
 	cr_assert_gt(seen, 0);
 }
+
+/*
+ * The earliest event of a generation waits for ever while a thousand
+ * other threads go on: each step re-sorts the waiting threads, which is
+ * quadratic. It is refused (strict) or cut short (lenient) within a
+ * budget of tries per event.
+ */
+Test(malformed, v2_earliest_event_waits_for_ever, .timeout = 60)
+{
+	size_t n;
+	uint8_t *d = need("tests/regress/v2-earliest-event-waits-for-ever-on-1000-threads.trace", &n);
+	outcome s = exercise(d, n, 0, "strict");
+	cr_assert_eq(s.open_rc, 0);
+	cr_assert_eq(s.read_rc, GTR_E_CORRUPT);
+	outcome l = exercise(d, n, GTR_OPEN_LENIENT, "lenient");
+	cr_assert_eq(l.read_rc, 0);
+	cr_assert_gt(l.loss.events.count, 30000, "every event left is counted");
+	cr_assert(strstr(l.loss.events.why, "reasonable time"), "%s", l.loss.events.why);
+	free(d);
+}
