@@ -9,6 +9,8 @@ set -uo pipefail
 BUILD=${BUILD:-build}
 GO_DIR=${GO_DIR:-/opt/gtr-go}
 export GTR_ROOT=$PWD GTR_GO_DIR=$GO_DIR
+# Leaks inside Criterion's own runner are not ours (tests/lsan.supp).
+export LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$PWD/tests/lsan.supp
 gtr=$BUILD/gtr
 pass=0 fail=0
 log=${TMPDIR:-/tmp}/gtr-test.$$.log
