@@ -16,6 +16,7 @@ typedef struct gstate {
 	uint16_t chain[GTR_CHAIN_LEN]; /* ring of recent event types */
 	int64_t running;               /* index in the running set, -1 if not running */
 	int64_t waiter;                /* its entry in the open pause's waiters, -1 none */
+	uint64_t seen;                 /* time of its latest event */
 	gtr_slice cur;                 /* the open slice while running */
 	gtr_stackref resume, create;
 } gstate;
@@ -35,6 +36,7 @@ typedef struct run {
 	size_t nheap, capheap;
 	size_t capstw, capwaiters, capprocs;
 	int64_t open_stw; /* index of the pause in progress, -1 none */
+	int stw_depth;    /* v1: begins not yet ended (go 1.5 and 1.6 log one per P) */
 	int ty_procs, ty_stw_begin, ty_stw_end;
 	int v1;
 } run;
@@ -161,7 +163,8 @@ static int start_slice(run *r, gstate *g, const gtr_event *ev)
 	return 0;
 }
 
-static void end_slice(run *r, gstate *g, uint64_t ts, const gtr_event *ev, const gtr_transition *tr)
+static void end_slice(run *r, gstate *g, uint64_t ts, const gtr_event *ev, const gtr_transition *tr,
+		      int lost)
 {
 	gtr_slice *s = &g->cur;
 	s->end = ts < s->start ? s->start : ts;
@@ -172,7 +175,7 @@ static void end_slice(run *r, gstate *g, uint64_t ts, const gtr_event *ev, const
 		if (ev->g == g->id && ev->stack)
 			s->end_stack = (gtr_stackref){ev->table, ev->stack};
 	} else {
-		s->truncated = 1;
+		s->truncated = lost ? GTR_END_LOST : 1;
 		s->end_state = GTR_GS_RUNNING;
 	}
 	r->res->nslices++;
@@ -223,8 +226,10 @@ static int stw_begin(run *r, const gtr_event *ev)
 			s->kind = GTR_STR("GC");
 	} else if (ev->nargs >= 1) {
 		gtr_str k;
-		if (gtr_trace_string(r->t, ev->table, ev->args[0], &k) == 0)
+		if (gtr_trace_string(r->t, ev->table, ev->args[0], &k) == 0 && k.n)
 			s->kind = k;
+		else
+			s->kind = GTR_STR("(kind not in the trace)");
 	}
 	for (size_t i = 0; i < r->nrunning; i++) {
 		gstate *g = &r->gs[r->running[i]];
@@ -293,7 +298,11 @@ static int on_event(run *r, const gtr_event *ev)
 		else if (tr->from == GTR_GS_UNDETERMINED && tr->stack && !g->create.id)
 			g->resume = (gtr_stackref){ev->table, tr->stack};
 		if (g->running >= 0 && tr->to != GTR_GS_RUNNING)
-			end_slice(r, g, ev->ts, ev, tr);
+			end_slice(r, g, ev->ts, ev, tr, 0);
+		else if (g->running >= 0 && tr->from != GTR_GS_RUNNING)
+			/* Running again before it stopped: a tolerant read lost
+			 * the event that stopped it. */
+			end_slice(r, g, g->seen, NULL, NULL, 1);
 		if (tr->from == GTR_GS_NOTEXIST)
 			g->resume = g->create;
 		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev) < 0)
@@ -308,6 +317,7 @@ static int on_event(run *r, const gtr_event *ev)
 		if (!g)
 			return GTR_E_NOMEM;
 		chain_add(g, ev->type);
+		g->seen = ev->ts;
 	}
 	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++)
 		if (gtr_event_trans(ev, i)->res == GTR_RES_G && gtr_event_trans(ev, i)->id != ev->g) {
@@ -315,6 +325,7 @@ static int on_event(run *r, const gtr_event *ev)
 			if (!g)
 				return GTR_E_NOMEM;
 			chain_add(g, ev->type);
+			g->seen = ev->ts;
 		}
 	/* A goroutine that exited needs no state: memory stays bounded by the
 	 * goroutines alive at once, not by all the trace ever had. */
@@ -332,11 +343,19 @@ static int on_event(run *r, const gtr_event *ev)
 		r->spare[r->nspare++] = (size_t)idx;
 	}
 	if (type == r->ty_stw_begin && r->ty_stw_begin >= 0) {
+		/* In v1 each P may log the same pause: one pause lasts from
+		 * the first begin to the last end. v2 logs it once, so a
+		 * second begin means a tolerant read lost the first's end. */
+		if (r->open_stw >= 0 && r->v1) {
+			r->stw_depth++;
+			return 0;
+		}
 		if (r->open_stw >= 0)
-			stw_end(r, ev->ts, 1);
+			stw_end(r, r->res->stw[r->open_stw].start, GTR_END_LOST);
+		r->stw_depth = 1;
 		return stw_begin(r, ev);
 	}
-	if (type == r->ty_stw_end && r->ty_stw_end >= 0 && r->open_stw >= 0)
+	if (type == r->ty_stw_end && r->ty_stw_end >= 0 && r->open_stw >= 0 && --r->stw_depth <= 0)
 		stw_end(r, ev->ts, 0);
 	return 0;
 }
@@ -393,7 +412,7 @@ int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *
 		goto out;
 	/* What is still running at the end is reported, marked truncated. */
 	while (r.nrunning > 0)
-		end_slice(&r, &r.gs[r.running[r.nrunning - 1]], r.res->last_ts, NULL, NULL);
+		end_slice(&r, &r.gs[r.running[r.nrunning - 1]], r.res->last_ts, NULL, NULL, 0);
 	if (r.open_stw >= 0)
 		stw_end(&r, r.res->last_ts, 1);
 

@@ -18,6 +18,10 @@
 
 #define GTR_CHAIN_LEN 4
 
+/* A tolerant read lost the event that ended it: when is unknown. A slice
+ * keeps the last time its goroutine was seen; a pause has no length. */
+#define GTR_END_LOST 2
+
 /* A stack as the trace refers to it: resolve with gtr_trace_stack. */
 typedef struct gtr_stackref {
 	uint32_t table;
@@ -28,7 +32,7 @@ typedef struct gtr_slice {
 	uint64_t start, end; /* ns since the trace's first event */
 	int64_t g, p;
 	uint8_t end_state;   /* gtr_gstate the goroutine went to */
-	uint8_t truncated;   /* still running when the trace ended */
+	uint8_t truncated;   /* 1: still running when the trace ended; 2: GTR_END_LOST */
 	gtr_str reason;      /* Go's reason for the transition, may be empty */
 	uint16_t start_ev, end_ev; /* spec types of the events that started and ended it */
 	gtr_stackref start_stack;  /* where it resumed running */
@@ -54,7 +58,7 @@ typedef struct gtr_stw {
 	int64_t g, p;        /* who stopped the world */
 	size_t first_waiter, nwaiters; /* into gtr_greedy.waiters */
 	int64_t culprit;     /* index into waiters of the last to stop, -1 none */
-	uint8_t truncated;   /* the trace ended before the pause did */
+	uint8_t truncated;   /* 1: the trace ended before the pause did; 2: GTR_END_LOST */
 } gtr_stw;
 
 typedef struct gtr_procs_change {

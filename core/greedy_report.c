@@ -99,7 +99,10 @@ static gtr_str waiter_func(const gtr_trace *t, const gtr_stw_waiter *w, char buf
 static gtr_str ending(uint8_t state, gtr_str reason, int truncated, char *buf, size_t cap)
 {
 	int r = (int)(reason.n > 200 ? 200 : reason.n), n;
-	if (truncated)
+	if (truncated == GTR_END_LOST)
+		n = snprintf(buf, cap, "unknown: the event that ended it was lost; its goroutine was "
+				       "last seen at the end shown");
+	else if (truncated)
 		n = snprintf(buf, cap, "still running when the trace ended (truncated)");
 	else if (state == GTR_GS_RUNNABLE && reason.n == 5 && memcmp(reason.p, "yield", 5) == 0)
 		n = snprintf(buf, cap, "yielded (Gosched)");
@@ -159,6 +162,8 @@ static int cmp_stw_dur(const void *a, const void *b)
 {
 	const gtr_stw *x = *(const gtr_stw *const *)a, *y = *(const gtr_stw *const *)b;
 	uint64_t dx = x->end - x->start, dy = y->end - y->start;
+	if ((x->truncated == GTR_END_LOST) != (y->truncated == GTR_END_LOST))
+		return x->truncated == GTR_END_LOST ? 1 : -1;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
@@ -182,15 +187,19 @@ static int stw_summary(const gtr_greedy *g, stw_stats *st)
 		st->byd = NULL;
 		return GTR_E_NOMEM;
 	}
+	/* A pause whose end was lost has no length: it is listed last and
+	 * left out of the percentiles. */
+	size_t nd = 0;
 	for (size_t i = 0; i < g->nstw; i++) {
-		d[i] = g->stw[i].end - g->stw[i].start;
+		if (g->stw[i].truncated != GTR_END_LOST)
+			d[nd++] = g->stw[i].end - g->stw[i].start;
 		st->byd[i] = &g->stw[i];
 	}
-	qsort(d, g->nstw, sizeof *d, cmp_u64);
+	qsort(d, nd, sizeof *d, cmp_u64);
 	qsort(st->byd, g->nstw, sizeof *st->byd, cmp_stw_dur);
-	st->p50 = gtr_percentile(d, g->nstw, 50);
-	st->p99 = gtr_percentile(d, g->nstw, 99);
-	st->max = d[g->nstw - 1];
+	st->p50 = gtr_percentile(d, nd, 50);
+	st->p99 = gtr_percentile(d, nd, 99);
+	st->max = nd ? d[nd - 1] : 0;
 	free(d);
 	return 0;
 }
@@ -288,11 +297,15 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 			gtr_out_str(o, " -> ");
 		}
 		gtr_out_printf(o, "[%s ... %s]\n", spec_name(t, s->start_ev),
-			       s->truncated ? "end of trace" : spec_name(t, s->end_ev));
+			       s->truncated == GTR_END_LOST ? "lost"
+			       : s->truncated		    ? "end of trace"
+							    : spec_name(t, s->end_ev));
 		gtr_out_str(o, "    started running at:\n");
 		text_stack(t, o, s->start_stack, depth, "        ");
 		gtr_out_str(o, "    stopped at:\n");
-		if (s->truncated)
+		if (s->truncated == GTR_END_LOST)
+			gtr_out_str(o, "        (lost)\n");
+		else if (s->truncated)
 			gtr_out_str(o, "        (still running)\n");
 		else
 			text_stack(t, o, s->end_stack, depth, "        ");
@@ -320,7 +333,10 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 			out_ms(o, p->start);
 			if (p->g >= 0)
 				gtr_out_printf(o, ", stopped by G%lld", (long long)p->g);
-			gtr_out_str(o, p->truncated ? " (the trace ends inside it)\n" : "\n");
+			gtr_out_str(o, p->truncated == GTR_END_LOST
+					       ? " (its end was lost: length unknown)\n"
+				       : p->truncated ? " (the trace ends inside it)\n"
+						      : "\n");
 			size_t stopped = 0;
 			for (size_t k = 0; k < p->nwaiters; k++)
 				stopped += g->waiters[p->first_waiter + k].stopped != 0;
@@ -440,11 +456,14 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 		gtr_out_printf(o,
 			       "\"bytes_not_decoded\":%llu,\"batches_skipped\":%llu,"
 			       "\"generations_skipped\":%llu,\"events_dropped\":%llu,"
-			       "\"references_missing\":%llu,\"lines\":[",
+			       "\"events_forced\":%llu,\"references_missing\":%llu,"
+			       "\"times_in_ticks\":%s,\"lines\":[",
 			       (unsigned long long)gtr_loss_bytes(&loss),
 			       (unsigned long long)(loss.truncated_batches + loss.batches.count),
 			       (unsigned long long)loss.generations.count,
-			       (unsigned long long)loss.events.count, (unsigned long long)loss.refs.count);
+			       (unsigned long long)loss.events.count,
+			       (unsigned long long)loss.forced.count, (unsigned long long)loss.refs.count,
+			       loss.no_freq ? "true" : "false");
 		for (size_t i = 0; i < n; i++) {
 			if (i)
 				gtr_out_char(o, ',');
@@ -478,10 +497,11 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 		gtr_out_printf(o, "%s{\"rank\":%zu,\"kind\":", i ? "," : "", i + 1);
 		gtr_out_json_str(o, p->kind);
 		gtr_out_printf(o, ",\"start_ns\":%llu,\"end_ns\":%llu,\"duration_ns\":%llu,\"g\":%lld,\"p\":%lld,"
-				  "\"truncated\":%s,\"waited_for\":[",
+				  "\"truncated\":%s,%s\"waited_for\":[",
 			       (unsigned long long)p->start, (unsigned long long)p->end,
 			       (unsigned long long)(p->end - p->start), (long long)p->g, (long long)p->p,
-			       p->truncated ? "true" : "false");
+			       p->truncated ? "true" : "false",
+			       p->truncated == GTR_END_LOST ? "\"end_lost\":true," : "");
 		size_t shown = 0;
 		for (size_t k = 0; k < p->nwaiters; k++) {
 			const gtr_stw_waiter *w = &g->waiters[p->first_waiter + k];

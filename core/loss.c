@@ -43,16 +43,27 @@ size_t gtr_loss_lines(const gtr_loss *l, char lines[][GTR_LOSS_LINE], size_t max
 		LINE("a go 1.%d trace, newer than any gtr knows: read as go 1.%d, the newest; what a newer "
 		     "Go changed may be misread",
 		     l->version_found, l->version_read);
+	if (l->no_freq)
+		LINE("times are clock ticks, not nanoseconds (one tick is shown as 1 ns): the "
+		     "Frequency event, written when tracing stops, was cut off; compare times with "
+		     "each other only");
 	if (l->truncated) {
 		char after[160] = "";
 		if (l->truncated_after_ns >= 0) {
 			ms(t, sizeof t, (uint64_t)l->truncated_after_ns);
 			snprintf(after, sizeof after, "; events after %s may be missing", t);
 		}
-		LINE("truncated at byte %llu: the last %llu bytes (%llu %s) were not read%s (%s)",
-		     (unsigned long long)l->truncated_at, (unsigned long long)l->truncated_bytes,
-		     (unsigned long long)l->truncated_batches,
-		     plural(l->truncated_batches, "batch", "batches"), after, l->truncated_why);
+		char what[64] = "";
+		if (l->truncated_batches)
+			snprintf(what, sizeof what, " (%llu %s)", (unsigned long long)l->truncated_batches,
+				 plural(l->truncated_batches, "batch", "batches"));
+		if (l->truncated_bytes)
+			LINE("truncated at byte %llu: the last %llu bytes%s were not read%s (%s)",
+			     (unsigned long long)l->truncated_at, (unsigned long long)l->truncated_bytes,
+			     what, after, l->truncated_why);
+		else
+			LINE("incomplete: the trace ends at byte %llu without what closes it%s (%s)",
+			     (unsigned long long)l->truncated_at, after, l->truncated_why);
 	}
 	if (l->generations.count)
 		LINE("skipped %llu %s without a frequency or clock, %llu bytes (first at byte %llu: %s)",
@@ -78,6 +89,13 @@ size_t gtr_loss_lines(const gtr_loss *l, char lines[][GTR_LOSS_LINE], size_t max
 		     (unsigned long long)l->events.count, plural(l->events.count, "event", "events"), t,
 		     (unsigned long long)l->events.first_off, l->events.why);
 	}
+	if (l->forced.count) {
+		span(t, sizeof t, &l->forced);
+		LINE("let %llu %s through whose cause was lost, as if it had happened%s (first at "
+		     "byte %llu: %s)",
+		     (unsigned long long)l->forced.count, plural(l->forced.count, "event", "events"),
+		     t, (unsigned long long)l->forced.first_off, l->forced.why);
+	}
 	if (l->refs.count) {
 		span(t, sizeof t, &l->refs);
 		LINE("read %llu %s to missing strings or stacks as none%s (first at byte %llu: %s)",
@@ -99,10 +117,12 @@ void gtr_loss_summary(const gtr_loss *l, uint64_t file_bytes, char *buf, size_t 
 	double pct = file_bytes ? 100.0 * (double)bytes / (double)file_bytes : 0;
 	snprintf(buf, cap,
 		 "partial result: %llu of %llu bytes (%.1f%%) not decoded, %llu batches and %llu "
-		 "generations skipped, %llu events dropped, %llu references read as none%s",
+		 "generations skipped, %llu events dropped, %llu let through, %llu references read "
+		 "as none%s%s",
 		 (unsigned long long)bytes, (unsigned long long)file_bytes, pct,
 		 (unsigned long long)(l->truncated_batches + l->batches.count),
 		 (unsigned long long)l->generations.count, (unsigned long long)l->events.count,
-		 (unsigned long long)l->refs.count,
+		 (unsigned long long)l->forced.count, (unsigned long long)l->refs.count,
+		 l->no_freq ? ", times in ticks" : "",
 		 l->version_found ? ", read with an older version's decoder" : "");
 }

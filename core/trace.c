@@ -214,7 +214,8 @@ static uint64_t rebase1(uint64_t v, int64_t base)
 
 void gtr_loss_rebase(gtr_loss *l, int64_t base)
 {
-	gtr_loss_item *items[] = {&l->batches, &l->generations, &l->garbage, &l->events, &l->refs};
+	gtr_loss_item *items[] = {&l->batches, &l->generations, &l->garbage, &l->events,
+				   &l->forced, &l->refs};
 	for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
 		if (!items[i]->has_time)
 			continue;
@@ -228,7 +229,7 @@ void gtr_loss_rebase(gtr_loss *l, int64_t base)
 int gtr_loss_any(const gtr_loss *l)
 {
 	return l->truncated || l->batches.count || l->generations.count || l->garbage.count ||
-	       l->events.count || l->refs.count || l->version_found;
+	       l->events.count || l->forced.count || l->refs.count || l->version_found;
 }
 
 /* A reader's findings: every reader of a trace finds the same, or less
@@ -245,6 +246,7 @@ static void merge_loss(gtr_loss *into, const gtr_loss *from)
 	merge_item(&into->generations, &from->generations);
 	merge_item(&into->garbage, &from->garbage);
 	merge_item(&into->events, &from->events);
+	merge_item(&into->forced, &from->forced);
 	merge_item(&into->refs, &from->refs);
 }
 
@@ -277,6 +279,7 @@ void gtr_trace_loss(const gtr_trace *t, gtr_loss *out)
 	add_item(&out->generations, &r.generations);
 	add_item(&out->garbage, &r.garbage);
 	add_item(&out->events, &r.events);
+	add_item(&out->forced, &r.forced);
 	add_item(&out->refs, &r.refs);
 }
 

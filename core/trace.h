@@ -156,7 +156,9 @@ typedef struct gtr_loss {
 	gtr_loss_item generations; /* generations skipped: no frequency or clock (lenient) */
 	gtr_loss_item garbage;    /* bytes skipped to find the next batch (lenient) */
 	gtr_loss_item events;     /* events dropped because they could not be ordered */
+	gtr_loss_item forced;     /* events let through although what they wait for was lost */
 	gtr_loss_item refs;       /* references to missing strings or stacks, read as none */
+	int no_freq;              /* the frequency was cut off: times are ticks, shown as ns */
 	int version_found;        /* nonzero: a newer version, read as version_read */
 	int version_read;
 } gtr_loss;

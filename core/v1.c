@@ -658,6 +658,22 @@ counted:
 	}
 done:
 	in_loop = 0;
+	if (x->freq == 0 && partial && !t->loss.truncated) {
+		/* Cut at an event boundary: incomplete all the same. */
+		t->loss.truncated = 1;
+		t->loss.truncated_at = size;
+		snprintf(t->loss.truncated_why, sizeof t->loss.truncated_why,
+			 "no Frequency event: the trace ends at byte %zu, before what is written "
+			 "when tracing stops",
+			 size);
+	}
+	if (x->freq == 0 && t->loss.truncated && partial) {
+		/* The Frequency event comes when tracing stops, after the cut: no
+		 * time can be converted. Times stay in ticks, one shown as one ns,
+		 * and every report says so. */
+		x->freq = 1000000000;
+		t->loss.no_freq = 1;
+	}
 	if (x->freq == 0 && t->loss.truncated)
 		FAIL(gtr_error_set(err, GTR_E_TRUNCATED, t->loss.truncated_at,
 				   "%s; a v1 trace (go 1.21 and older) gets its Frequency event when "

@@ -126,6 +126,7 @@ typedef struct order {
 	ent gc; /* the GC's sequence, which GCStart events follow */
 	int started;
 	uint64_t checks, merged; /* readiness checks made, events merged */
+	uint64_t forced_off;     /* the last event let through by drop_waiting */
 
 	/* place */
 	gtr_v1_event m; /* merged event waiting for earlier out-of-band ones */
@@ -151,6 +152,7 @@ typedef struct order {
 	gtr_error saved;
 	gtr_loss *loss; /* the reader's */
 	int tolerant;   /* lenient: skip and record what cannot be decoded or ordered */
+	int unstick;    /* lenient or cut short: let through what waits for what was lost */
 } order;
 
 static int nomem(gtr_error *err)
@@ -441,9 +443,11 @@ static int too_slow(order *o, gtr_error *err)
 }
 
 /*
- * A tolerant read with every P waiting: the earliest waiting event can
- * never happen (what it waits for was lost), so it is dropped and
- * recorded, and its P goes on.
+ * A tolerant read with every P waiting: what the earliest waiting event
+ * waits for was lost (cut off, or in a broken batch). The event is let
+ * through as if its goroutine had reached the state it needs, so that
+ * the goroutine's later events are not lost with it; it is recorded.
+ * An event that still cannot go after that is dropped.
  */
 static int drop_waiting(order *o, gtr_error *err)
 {
@@ -469,12 +473,27 @@ static int drop_waiting(order *o, gtr_error *err)
 		}
 	}
 	o->nwaiting--;
+	uint64_t ns = gtr_v1_ns(o->x, pr->head.ticks);
+	if (pr->head.off != o->forced_off) {
+		o->forced_off = pr->head.off;
+		gtr_loss_add(&o->loss->forced, pr->head.off, 0,
+			     "%s at offset %llu (P %lld) waited for goroutine %llu, which never "
+			     "reached the state it needs",
+			     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
+			     (long long)pr->cur.p, (unsigned long long)r.g);
+		gtr_loss_time(&o->loss->forced, ns, ns);
+		if (!r.anyseq)
+			e->seq = r.seq;
+		e->status = r.status;
+		pr->state = P_PENDING;
+		o->pend[o->npend++] = best;
+		return 0;
+	}
 	gtr_loss_add(&o->loss->events, pr->head.off, 0,
 		     "%s at offset %llu (P %lld) waits for goroutine %llu, which never reaches the "
 		     "state it needs",
 		     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
 		     (long long)pr->cur.p, (unsigned long long)r.g);
-	uint64_t ns = gtr_v1_ns(o->x, pr->head.ticks);
 	gtr_loss_time(&o->loss->events, ns, ns);
 	int rc = load_head(o, pr, best, err);
 	if (rc < 0)
@@ -486,6 +505,23 @@ static int drop_waiting(order *o, gtr_error *err)
 		pr->state = P_DONE;
 	}
 	return 0;
+}
+
+/* Skew between the clocks of Ps that a real wait stays well within. */
+#define FORCE_SLACK_NS 1000000
+
+/* Tolerant reads: is the earliest waiting event far behind the next ready one? */
+static int far_behind(order *o)
+{
+	size_t w = SIZE_MAX;
+	for (size_t i = 0; i < o->nprocs; i++)
+		if (o->procs[i].state == P_WAIT && (w == SIZE_MAX || before(o, i, w)))
+			w = i;
+	if (w == SIZE_MAX)
+		return 0;
+	uint64_t next = gtr_v1_ns(o->x, o->procs[o->heap[0]].head.ticks);
+	uint64_t wait = gtr_v1_ns(o->x, o->procs[w].head.ticks);
+	return next > wait + FORCE_SLACK_NS;
 }
 
 /* The next event in merge order: 1, 0 at the end, or an error. */
@@ -505,7 +541,14 @@ static int merge_next(order *o, gtr_v1_event *out, gtr_error *err)
 			else if (wait_on(o, pi, &r) < 0)
 				return nomem(err);
 		}
-		if (!o->nheap && o->nwaiting && o->tolerant) {
+		if (!o->nheap && o->nwaiting && o->unstick) {
+			if ((rc = drop_waiting(o, err)) < 0)
+				return rc;
+			continue;
+		}
+		if (o->nheap && o->nwaiting && o->unstick && !o->v5 && far_behind(o)) {
+			/* What it waits for was lost: let it through in its place
+			 * in time, not after everything else. */
 			if ((rc = drop_waiting(o, err)) < 0)
 				return rc;
 			continue;
@@ -1009,6 +1052,7 @@ int gtr_v1_order_open(void **out, const gtr_trace *t, gtr_loss *loss, gtr_error 
 	o->preinit = 1;
 	o->loss = loss;
 	o->tolerant = (t->flags & GTR_OPEN_LENIENT) != 0;
+	o->unstick = gtr_v1_tolerant(t);
 	o->nprocs = x->nprocs;
 	size_t n = x->nprocs ? x->nprocs : 1;
 	o->procs = calloc(n, sizeof *o->procs);

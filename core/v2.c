@@ -592,12 +592,24 @@ static int read_batch(builder *b, uint64_t *pos)
 				   "maximum of %u (%llu bytes remain in the file)",
 				   bi, (unsigned long long)start, (unsigned long long)len,
 				   GTR_V2_MAX_BATCH, (unsigned long long)(b->size - p));
-	if (len > b->size - p && (b->cut = 1))
-		return gtr_v2_fail(b->err, GTR_E_TRUNCATED, start, (int64_t)bi, -1,
-				   "truncated trace: batch %zu at byte %llu needs %llu bytes, only "
-				   "%llu remain",
-				   bi, (unsigned long long)start, (unsigned long long)len,
-				   (unsigned long long)(b->size - p));
+	int cut = 0;
+	if (len > b->size - p && (b->cut = 1)) {
+		rc = gtr_v2_fail(b->err, GTR_E_TRUNCATED, start, (int64_t)bi, -1,
+				 "truncated trace: batch %zu at byte %llu needs %llu bytes, only "
+				 "%llu remain",
+				 bi, (unsigned long long)start, (unsigned long long)len,
+				 (unsigned long long)(b->size - p));
+		/* A partial read keeps the whole events of a cut event batch
+		 * of the open generation (tables are read whole or not at all). */
+		unsigned first = p < b->size ? b->d[p] : 0;
+		if (!b->partial || !b->open || exp || p >= b->size ||
+		    gen != ix->gens[ix->ngens - 1].num || first == GTR_V2_EV_STRINGS ||
+		    first == GTR_V2_EV_STACKS || first == GTR_V2_EV_CPU_SAMPLES ||
+		    first == GTR_V2_EV_FREQUENCY || first == GTR_V2_EV_SYNC)
+			return rc;
+		len = b->size - p;
+		cut = 1;
+	}
 	if (gen == 0)
 		return gtr_v2_fail(b->err, GTR_E_CORRUPT, start, (int64_t)bi, -1,
 				   "batch %zu at byte %llu has the invalid generation number 0", bi,
@@ -637,8 +649,22 @@ static int read_batch(builder *b, uint64_t *pos)
 	bt->gen = (uint32_t)(ix->ngens - 1);
 	bt->type = (uint8_t)type;
 	bt->exp = (uint8_t)exp;
+	bt->cut = (uint8_t)cut;
 	ix->nbatches++;
 	*pos = p + len;
+	if (cut) {
+		/* Keep what decodes: up to the event the end cuts. */
+		gtr_v2_cursor c;
+		gtr_v2_raw ev;
+		gtr_error scratch;
+		gtr_v2_cursor_init(&c, b->t, bi, 1.0);
+		uint64_t whole = c.pos;
+		while (gtr_v2_cursor_next(&c, &ev, &scratch) > 0)
+			whole = c.pos;
+		bt->len = (uint32_t)(whole - p);
+		*pos = whole;
+		return 0;
+	}
 	if ((rc = classify(b, bt, bi)) < 0 && !skip_batch(b, rc, bi))
 		return rc;
 	gtr_v2_gen *g = &ix->gens[bt->gen];
@@ -839,7 +865,15 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 		}
 		gtr_index_progress(t, pos);
 		b.cut = 0;
-		if ((rc = read_batch(&b, &pos)) < 0) {
+		if ((rc = read_batch(&b, &pos)) == 0 && b.cut) {
+			/* Its whole events were kept; the rest of the file is cut. */
+			if ((rc = cut_at(&b, pos)) < 0)
+				goto fail;
+			if (pos < b.size && t->loss.truncated_batches)
+				t->loss.truncated_batches--; /* read in part, not left out */
+			break;
+		}
+		if (rc < 0) {
 			if (rc == GTR_E_NOMEM)
 				goto fail;
 			if (b.cut && b.partial) {

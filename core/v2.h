@@ -144,6 +144,7 @@ typedef struct gtr_v2_batch {
 	uint8_t type;   /* GTR_V2_EV_EVENT_BATCH or GTR_V2_EV_EXPERIMENTAL_BATCH */
 	uint8_t kind;   /* gtr_v2_kind */
 	uint8_t exp;    /* experiment id, 0 for a plain batch */
+	uint8_t cut;    /* the end of the input cut it: len covers its whole events */
 } gtr_v2_batch;
 
 /* The event batches of one M in one generation, in file order. */

@@ -112,6 +112,7 @@ struct gtr_v2_order {
 	uint64_t initial_gen; /* number of the first generation, 0 before */
 	uint64_t gc_seq;
 	int gc_state;
+	int force; /* gtr_v2_order_force: let the event happen whatever the state */
 	gtr_v2_out q[QCAP];
 	unsigned qhead, qlen;
 };
@@ -180,6 +181,8 @@ static int nomem(adv *a)
 
 static int check_ctx(adv *a, ctx c, int rm, int rp, int rg)
 {
+	if (a->o->force)
+		return 0;
 	if ((rm == MUST && c.m == -1) || (rm == MUST_NOT && c.m != -1))
 		return corrupt(a, rm == MUST ? "expected a thread" : "expected no thread", c.m);
 	if ((rp == MUST && c.p == -1) || (rp == MUST_NOT && c.p != -1))
@@ -257,6 +260,27 @@ static int proc_state(uint64_t status)
 	return m[status];
 }
 
+/* Forcing: the slot for id, made when missing (NULL: out of memory). */
+static slot *forced_slot(smap *m, int64_t id)
+{
+	slot *s = find(m, id);
+	return s ? s : insert(m, id);
+}
+
+/* Forcing: no other thread holds P pid, or runs goroutine gid, any more. */
+static void forced_detach(gtr_v2_order *o, int64_t self, int64_t pid, int64_t gid)
+{
+	for (size_t i = 0; i < o->ms.cap; i++) {
+		slot *m = &o->ms.s[i];
+		if (!m->used || m->key == self)
+			continue;
+		if (pid != -1 && m->p == pid)
+			m->p = -1;
+		if (gid != -1 && m->g == gid)
+			m->g = -1;
+	}
+}
+
 /* ---- Ps ---- */
 
 static int proc_status(adv *a)
@@ -314,8 +338,13 @@ static int proc_start(adv *a)
 	int64_t pid = (int64_t)a->ev->args[0];
 	slot *s = find(&a->o->ps, pid);
 	if (!s || s->status != GTR_V2_PROC_IDLE || !succeeds(a->gen, a->ev->args[1], s) ||
-	    a->cur.p != -1)
-		return 0;
+	    a->cur.p != -1) {
+		if (!a->o->force)
+			return 0;
+		if (!(s = forced_slot(&a->o->ps, pid)))
+			return nomem(a);
+		forced_detach(a->o, a->cur.m, pid, -1);
+	}
 	int rc = check_ctx(a, a->cur, MUST, MUST_NOT, MAY);
 	if (rc < 0)
 		return rc;
@@ -349,8 +378,15 @@ static int proc_steal(adv *a)
 	slot *s = find(&a->o->ps, pid);
 	if (!s ||
 	    (s->status != GTR_V2_PROC_SYSCALL && s->status != GTR_V2_PROC_SYSCALL_ABANDONED) ||
-	    !succeeds(a->gen, a->ev->args[1], s))
-		return 0;
+	    !succeeds(a->gen, a->ev->args[1], s)) {
+		if (!a->o->force)
+			return 0;
+		if (!(s = forced_slot(&a->o->ps, pid)))
+			return nomem(a);
+		/* Lost with what was cut: whoever held it lets go. */
+		s->status = GTR_V2_PROC_SYSCALL_ABANDONED;
+		forced_detach(a->o, a->cur.m, pid, -1);
+	}
 	int rc = check_ctx(a, a->cur, MUST, MAY, MAY);
 	if (rc < 0)
 		return rc;
@@ -500,8 +536,13 @@ static int go_start(adv *a)
 {
 	int64_t gid = (int64_t)a->ev->args[0];
 	slot *s = find(&a->o->gs, gid);
-	if (!s || s->status != GTR_V2_GO_RUNNABLE || !succeeds(a->gen, a->ev->args[1], s))
-		return 0;
+	if (!s || s->status != GTR_V2_GO_RUNNABLE || !succeeds(a->gen, a->ev->args[1], s)) {
+		if (!a->o->force)
+			return 0;
+		if (!(s = forced_slot(&a->o->gs, gid)))
+			return nomem(a);
+		forced_detach(a->o, a->cur.m, -1, gid);
+	}
 	int rc = check_ctx(a, a->cur, MUST, MUST, MUST_NOT);
 	if (rc < 0)
 		return rc;
@@ -517,8 +558,12 @@ static int go_unblock(adv *a)
 {
 	int64_t gid = (int64_t)a->ev->args[0];
 	slot *s = find(&a->o->gs, gid);
-	if (!s || s->status != GTR_V2_GO_WAITING || !succeeds(a->gen, a->ev->args[1], s))
-		return 0;
+	if (!s || s->status != GTR_V2_GO_WAITING || !succeeds(a->gen, a->ev->args[1], s)) {
+		if (!a->o->force)
+			return 0;
+		if (!(s = forced_slot(&a->o->gs, gid)))
+			return nomem(a);
+	}
 	/* Anything may unblock a goroutine (sysmon, too): no context check. */
 	s->status = GTR_V2_GO_RUNNABLE;
 	s->seq_gen = a->gen;
@@ -543,8 +588,13 @@ static int go_switch(adv *a)
 	int64_t ng = (int64_t)a->ev->args[0];
 	uint64_t seq = a->ev->args[1];
 	slot *ns = find(&o->gs, ng);
-	if (!ns || ns->status != GTR_V2_GO_WAITING || !succeeds(a->gen, seq, ns))
-		return 0;
+	if (!ns || ns->status != GTR_V2_GO_WAITING || !succeeds(a->gen, seq, ns)) {
+		if (!o->force)
+			return 0;
+		if (!(ns = forced_slot(&o->gs, ng)))
+			return nomem(a);
+		cs = find(&o->gs, a->cur.g); /* inserting may move slots */
+	}
 	trans(push_ev(a, a->cur), GTR_RES_G, GTR_GS_WAITING, GTR_GS_RUNNABLE, ng, 0, 0);
 	if (a->ev->type == GTR_V2_EV_GO_SWITCH) {
 		static const uint64_t no_reason_no_stack[2] = {0, 0};
@@ -627,7 +677,7 @@ static int go_syscall_end_blocked(adv *a)
 		slot *p = find(&o->ps, a->cur.p);
 		if (!p)
 			return corrupt(a, "proc does not exist", a->cur.p);
-		if (p->status == GTR_V2_PROC_SYSCALL)
+		if (p->status == GTR_V2_PROC_SYSCALL && !o->force)
 			return 0;
 	}
 	int rc = check_ctx(a, a->cur, MUST, MAY, MUST);
@@ -709,9 +759,9 @@ static int gc_active(adv *a)
 		push_ev(a, a->cur);
 		return 1;
 	}
-	if (seq != o->gc_seq + 1)
+	if (seq != o->gc_seq + 1 && !o->force)
 		return 0;
-	if (o->gc_state != GC_RUNNING)
+	if (o->gc_state != GC_RUNNING && !o->force)
 		return corrupt(a, "GCActive while no GC runs", (int64_t)seq);
 	o->gc_seq = seq;
 	int rc = check_user(a);
@@ -731,9 +781,9 @@ static int gc_begin(adv *a)
 		push_ev(a, a->cur);
 		return 1;
 	}
-	if (seq != o->gc_seq + 1)
+	if (seq != o->gc_seq + 1 && !o->force)
 		return 0;
-	if (o->gc_state == GC_RUNNING)
+	if (o->gc_state == GC_RUNNING && !o->force)
 		return corrupt(a, "GCBegin while a GC runs", (int64_t)seq);
 	o->gc_seq = seq;
 	o->gc_state = GC_RUNNING;
@@ -748,9 +798,9 @@ static int gc_end(adv *a)
 {
 	gtr_v2_order *o = a->o;
 	uint64_t seq = a->ev->args[0];
-	if (seq != o->gc_seq + 1)
+	if (seq != o->gc_seq + 1 && !o->force)
 		return 0;
-	if (o->gc_state != GC_RUNNING)
+	if (o->gc_state != GC_RUNNING && !o->force)
 		return corrupt(a, "GCEnd while no GC runs", (int64_t)seq);
 	o->gc_seq = seq;
 	o->gc_state = GC_NOT_RUNNING;
@@ -840,6 +890,15 @@ static int dispatch(adv *a)
 			return simple(a, MUST, MAY, MAY);
 		return corrupt(a, "event type cannot be ordered", a->ev->type);
 	}
+}
+
+int gtr_v2_order_force(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_t gen,
+		       uint32_t table, gtr_error *err)
+{
+	o->force = 1;
+	int rc = gtr_v2_order_advance(o, ev, m, gen, table, err);
+	o->force = 0;
+	return rc;
 }
 
 int gtr_v2_order_advance(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_t gen,

@@ -47,6 +47,15 @@ void gtr_v2_order_free(gtr_v2_order *o);
 int gtr_v2_order_advance(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_t gen,
 			 uint32_t table, gtr_error *err);
 
+/*
+ * As gtr_v2_order_advance, for a tolerant read stuck on ev because what
+ * it waits for was lost: ev happens whatever the state says (the states
+ * it needs are made so), unless it contradicts the state outright.
+ * Returns 1, or a negative gtr_errcode.
+ */
+int gtr_v2_order_force(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_t gen,
+		       uint32_t table, gtr_error *err);
+
 /* Pops the oldest queued event into *out: 1, or 0 when none is queued. */
 int gtr_v2_order_next(gtr_v2_order *o, gtr_v2_out *out);
 

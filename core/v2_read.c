@@ -648,6 +648,43 @@ static int drop(v2_reader *r, size_t i, int rc, gtr_error *scratch, gtr_error *e
 	return 1;
 }
 
+/* Skew between the clocks of Ms that a real wait stays well within. */
+#define FORCE_SLACK_NS 1000000
+
+/*
+ * A tolerant generation stuck on heap[0]: forces its event through and
+ * records it. Returns 1 when it did, 0 when the event contradicts the
+ * state even so (the caller drops it), or an error.
+ */
+static int force(v2_reader *r, gtr_error *scratch)
+{
+	mcur *c = r->heap[0];
+	const gtr_v2_gen *g = &r->ix->gens[r->gen];
+	char nb[16];
+	gtr_error_clear(scratch);
+	int rc = gtr_v2_order_force(r->order, &c->ev, c->m, g->num, (uint32_t)r->gen, scratch);
+	if (rc == GTR_E_NOMEM)
+		return rc;
+	if (rc <= 0) {
+		gtr_error_clear(scratch);
+		return 0;
+	}
+	gtr_loss_add(&r->loss->forced, c->ev.off, 0,
+		     "%s event at byte %llu on M %lld: what it waits for in generation %llu was lost",
+		     gtr_v2_name(r->t, c->ev.type, nb), (unsigned long long)c->ev.off,
+		     (long long)c->m, (unsigned long long)g->num);
+	gtr_loss_time(&r->loss->forced, since_base(r, c->ev.time), since_base(r, c->ev.time));
+	r->advanced++;
+	rc = mcur_next(r, c, scratch);
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		sift_down(r->heap, r->nheap, 0);
+	else
+		heap_remove(r, 0);
+	return 1;
+}
+
 int gtr_v2_reader_open(gtr_reader *rd, gtr_error *err)
 {
 	v2_reader *r = calloc(1, sizeof *r);
@@ -782,16 +819,27 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 				r->heap[i] = r->tmp[it[i].idx];
 			rc = 0;
 			size_t i = 1;
-			for (; i < r->nheap && rc == 0; i++)
+			for (; i < r->nheap && rc == 0; i++) {
+				/* Tolerant: an event far behind the others waits for
+				 * what was lost; it is forced below, in its place in
+				 * time, rather than after everything else. */
+				if (aerr != err && r->heap[i]->ev.time > r->heap[0]->ev.time + FORCE_SLACK_NS)
+					break;
 				if ((rc = try_advance(r, i, aerr)) < 0)
 					break;
+			}
 			if (rc < 0) {
 				if ((rc = drop(r, i, rc, aerr, err)) < 0)
 					break;
 				continue;
 			}
 			if (rc == 0 && aerr != err) {
-				if ((rc = drop(r, 0, GTR_E_CORRUPT, aerr, err)) < 0)
+				/* What the earliest event waits for was lost: let it
+				 * happen, so that what follows it is not lost too. */
+				if ((rc = force(r, aerr)) == 0 &&
+				    (rc = drop(r, 0, GTR_E_CORRUPT, aerr, err)) < 0)
+					break;
+				if (rc < 0)
 					break;
 				continue;
 			}

@@ -216,6 +216,62 @@ st=$?
 { "$gtr" greedy --json "$tmp/cut" 2>/dev/null || true; } | jq -e '.loss.truncated == true' >/dev/null &&
 	pass=$((pass + 1)) || bad "truncated: greedy --json has no loss.truncated"
 
+# ---- one generation cut in half: what was read is right, and the loss is said
+# Every slice the cut trace reports as ended (not cut, not lost) must be a
+# slice of the whole trace: same goroutine, same length. A v1 trace cut
+# before its Frequency event has times in ticks: the lengths then keep one
+# ratio to the real ones.
+for f in "$root/corpora/traces/greedy-go1.26.trace" "$root/corpora/traces/greedy-go1.21.trace"; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f")
+	head -c $(($(stat -c %s "$f") / 2)) "$f" >"$tmp/half"
+	"$gtr" greedy --json -n 100000 "$f" >"$tmp/full.json" 2>/dev/null
+	for mode in strict lenient; do
+		flag=; [ $mode = lenient ] && flag=--lenient
+		"$gtr" greedy $flag --json -n 20 "$tmp/half" >"$tmp/half.json" 2>"$tmp/err"
+		st=$?
+		want=1; [ $mode = lenient ] && want=0
+		if [ $st -ne $want ] || ! jq -e '.loss.truncated == true and (.top | length) > 0' \
+			"$tmp/half.json" >/dev/null; then
+			bad "$name cut in half, $mode: status $st, [$(head -c 300 "$tmp/err")]"
+			continue
+		fi
+		if python3 - "$tmp/full.json" "$tmp/half.json" <<'PY'; then
+import json, sys
+full = json.load(open(sys.argv[1]))
+half = json.load(open(sys.argv[2]))
+ticks = half["loss"].get("times_in_ticks", False)
+whole = {}
+for s in full["top"]:
+    whole.setdefault(s["g"], []).append(s["duration_ns"])
+ratios, bad = [], []
+for s in half["top"]:
+    if s["truncated"]:
+        continue
+    cands = whole.get(s["g"], [])
+    if ticks:
+        ratios.append([d / max(s["duration_ns"], 1) for d in cands])
+    elif not any(abs(d - s["duration_ns"]) <= 1000 for d in cands):
+        bad.append((s["g"], s["duration_ns"]))
+if ticks:
+    # One ns-per-tick ratio must explain every slice (within 0.1%).
+    ok = False
+    for r in (ratios[0] if ratios else []):
+        if all(any(abs(x - r) <= r * 1e-3 for x in rs) for rs in ratios):
+            ok = True
+    if ratios and not ok:
+        bad.append("no single tick length fits every slice")
+if bad:
+    print("not slices of the whole trace:", bad[:5])
+    sys.exit(1)
+PY
+			pass=$((pass + 1))
+		else
+			bad "$name cut in half, $mode: the report has slices the whole trace does not"
+		fi
+	done
+done
+
 # ---- diff and check: a cut trace is an error unless --lenient
 good=$root/tests/data/multigen-go1.22.trace
 head -c $(($(stat -c %s "$good") - 500)) "$good" >"$tmp/cut22"
