@@ -154,13 +154,18 @@ for isa in ${BENCH_ISAS:-scalar sse4 avx2 avx512}; do
 	fi
 done
 best_isa=$("$gtr" footprint -v "$small" 2>&1 >"$sink" | sed -n 's/^gtr: simd: \([a-z0-9]*\) kernels/\1/p')
-jobs=(1)
-if "$gtr" footprint -j 1 "$small" >"$sink" 2>&1; then
-	jobs+=("$(nproc)")
-	note "gtr accepts -j: measuring -j 1 and -j $(nproc)"
-else
-	note "gtr does not accept -j yet: measuring the single-threaded path only (j=1)"
-fi
+# jobs_of CMD: the -j values to measure CMD at (1 and every CPU when it
+# takes -j; an empty -j when it has no threads).
+jobs_of() {
+	if [ "$(nproc)" -gt 1 ] && "$gtr" "$1" -j 1 "$small" >"$sink" 2>&1; then
+		echo "1 $(nproc)"
+	else
+		echo "-"
+	fi
+}
+for cmd in $CMDS; do
+	note "gtr $cmd: -j values measured: $(jobs_of "$cmd") (- : single-threaded, no -j)"
+done
 
 # best LABEL RUNS MEASURE-ARGS...: the fastest of RUNS runs, with the
 # largest memory figures seen over all of them. Fails on a failed run.
@@ -197,7 +202,7 @@ row() {
 	}'
 }
 
-declare -A gtr_s gtr_anon
+declare -A gtr_s gtr_anon gtr_j1
 go_version=1.26
 gotrace=$cache/bin/trace-go$go_version
 if [ "${BENCH_SKIP_GO:-0}" != 1 ] && [ ! -x "$gotrace" ]; then
@@ -214,15 +219,26 @@ for t in $TRACES; do
 	echo "trace input=$t bytes=$bytes events=$events"
 	for cmd in $CMDS; do
 		for isa in "${isas[@]}"; do
-			for j in "${jobs[@]}"; do
+			for j in $(jobs_of "$cmd"); do
 				jarg=()
-				[ "${#jobs[@]}" -gt 1 ] && jarg=(-j "$j")
+				[ "$j" != - ] && jarg=(-j "$j")
 				r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$gtr" "$cmd" "${jarg[@]}" "$f") ||
 					die "gtr $cmd failed on $t: $r"
-				row bench "$t" "$cmd" "$isa" "$j" "$bytes" "$events" "$r"
-				if [ "$isa" = "$best_isa" ] && [ "$j" = 1 ]; then
-					gtr_s[$t/$cmd]=$(kv "$r" seconds)
+				row bench "$t" "$cmd" "$isa" "${j/-/1}" "$bytes" "$events" "$r"
+				[ "$isa" = "$best_isa" ] || continue
+				s=$(kv "$r" seconds)
+				# Against Go: gtr's fastest -j on the best ISA.
+				if [ -z "${gtr_s[$t/$cmd]:-}" ] ||
+					awk -v a="$s" -v b="${gtr_s[$t/$cmd]}" 'BEGIN { exit !(a < b) }'; then
+					gtr_s[$t/$cmd]=$s
 					gtr_anon[$t/$cmd]=$(kv "$r" peak_anon_kb)
+				fi
+				if [ "$j" = 1 ]; then
+					gtr_j1[$t/$cmd]=$s
+				elif [ "$j" != - ]; then
+					awk -v input="$t" -v cmd="$cmd" -v isa="$isa" -v j="$j" -v a="${gtr_j1[$t/$cmd]}" -v b="$s" 'BEGIN {
+						printf "scaling input=%s cmd=%s isa=%s j=%s seconds_j1=%.3f seconds=%.3f speedup=%.2fx\n", input, cmd, isa, j, a, b, a / b
+					}'
 				fi
 			done
 		done
@@ -256,7 +272,7 @@ for t in $TRACES; do
 			awk -v input="$t" -v ours="$ours" -v theirs="$flag" -v gs="${gtr_s[$t/$ours]}" \
 				-v ts="$(kv "$r" seconds)" -v ga="${gtr_anon[$t/$ours]}" -v ta="$(kv "$r" peak_anon_kb)" \
 				-v isa="$best_isa" 'BEGIN {
-				printf "ratio input=%s gtr=%s isa=%s go=go-tool-trace%s gtr_seconds=%.3f go_seconds=%.3f speedup=%.1fx gtr_anon_MB=%.1f go_anon_MB=%.1f memory=%.1fx less\n",
+				printf "ratio input=%s gtr=%s isa=%s go=go-tool-trace%s gtr_seconds=%.3f go_seconds=%.3f speedup=%.1fx gtr_anon_MB=%.1f go_anon_MB=%.1f go_memory_over_gtr=%.1fx\n",
 					input, ours, isa, theirs, gs, ts, ts / gs, ga / 1024, ta / 1024, ta / (ga > 0 ? ga : 1)
 			}'
 		fi
