@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "scan.h"
 #include "stats.h"
 #include "diff.h"
 #include "check.h"
@@ -153,6 +154,11 @@ static const char usage_greedy[] =
 	"  --depth N            at most N frames per stack (default: all)\n"
 	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
 	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
+	"  -j N                 N worker threads, each walking whole per-thread event\n"
+	"                       streams (default: one per online CPU)\n"
+	"  --ordered            read every event in Go's global event order on one\n"
+	"                       thread (the reference the parallel path must equal;\n"
+	"                       also what runs for v1 traces and partial reads)\n"
 	"  --io=MODE            how to read FILE: mmap, uring or read (default: mmap\n"
 	"                       for files, uring for pipes, read if io_uring is refused)\n"
 	"  --lenient            skip what cannot be decoded, report the rest with\n"
@@ -540,7 +546,8 @@ static int run_command(args *a, int cmd)
 {
 	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
 	gtr_greedy_report_opts gopts = {.json = 0};
-	size_t top = 10;
+	size_t top = 10, jobs = 0;
+	int ordered = 0;
 	uint64_t fail_over = 0, stw_fail_over = 0;
 	int have_fail = 0, have_stw_fail = 0;
 	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX};
@@ -575,6 +582,19 @@ static int run_command(args *a, int cmd)
 			int n = arg[1] == 'n';
 			if (m < 0 || parse_count(val, n ? &top : &gopts.stack_depth) < 0) {
 				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (greedy && strcmp(arg, "--ordered") == 0) {
+			ordered = 1;
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "-j", &val)) != 0 ||
+			       (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9' &&
+				(val = arg + 2, m = 1)))) {
+			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 256) {
+				say("greedy: -j takes a thread count from 1 to 256%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			continue;
@@ -647,7 +667,18 @@ static int run_command(args *a, int cmd)
 	if (greedy) {
 		gopts.file = path;
 		gopts.color = use_color(STDOUT_FILENO);
-		rc = gtr_greedy_run(op.trace, top, &g, &err);
+		if (ordered) {
+			rc = gtr_greedy_run(op.trace, top, &g, &err);
+			if (verbose)
+				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
+		} else {
+			gtr_scan_info si;
+			rc = gtr_scan_greedy(op.trace, top, (unsigned)jobs, &g, &si, &err);
+			if (verbose && si.ordered)
+				fprintf(stderr, "gtr: greedy: ordered path: %s\n", si.why);
+			else if (verbose)
+				fprintf(stderr, "gtr: greedy: parallel path, %u threads\n", si.jobs);
+		}
 		if (rc == 0)
 			rc = gtr_report_greedy(op.trace, g, &gopts, &o, &err);
 	} else if (dump) {

@@ -247,13 +247,21 @@ static int stw_begin(run *r, const gtr_event *ev)
 	return 0;
 }
 
+/* Waiters in the order they stopped (those that did not, first), then by goroutine. */
+static int cmp_waiter(const void *a, const void *b)
+{
+	const gtr_stw_waiter *x = a, *y = b;
+	if (x->stopped != y->stopped)
+		return x->stopped < y->stopped ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
 static void stw_end(run *r, uint64_t ts, int truncated)
 {
 	gtr_greedy *res = r->res;
 	gtr_stw *s = &res->stw[r->open_stw];
 	s->end = ts;
 	s->truncated = (uint8_t)truncated;
-	uint64_t last = 0;
 	for (size_t i = 0; i < s->nwaiters; i++) {
 		gtr_stw_waiter *w = &res->waiters[s->first_waiter + i];
 		if (w->stopped == 0) {
@@ -261,13 +269,14 @@ static void stw_end(run *r, uint64_t ts, int truncated)
 			uint64_t idx;
 			if (gtr_idmap_get(r->gids, 0, (uint64_t)w->g, &idx))
 				r->gs[idx].waiter = -1;
-			continue;
-		}
-		if (w->stopped >= last) {
-			last = w->stopped;
-			s->culprit = (int64_t)i;
 		}
 	}
+	/* No goroutine refers to these entries any more: put them in a
+	 * stated order (not the order of the running set), so that any
+	 * reader of the trace lists them alike. The culprit stopped last. */
+	qsort(&res->waiters[s->first_waiter], s->nwaiters, sizeof *res->waiters, cmp_waiter);
+	if (s->nwaiters && res->waiters[s->first_waiter + s->nwaiters - 1].stopped)
+		s->culprit = (int64_t)s->nwaiters - 1;
 	r->open_stw = -1;
 }
 

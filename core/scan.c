@@ -1,0 +1,1665 @@
+/*
+ * core/scan.c: the greedy analysis over per-M event streams, in parallel.
+ *
+ * Pass 1: workers take whole M streams (every event batch of one M, in
+ * every generation, in order) and walk them with per-stream state only:
+ * the goroutine and the P the M holds, and the slice it runs. A slice
+ * begins and ends on the M that runs it, so a slice that a batch or a
+ * generation boundary cuts simply continues in the same walk; nothing
+ * is stitched. Each worker keeps its own top-K heap, pauses, GOMAXPROCS
+ * changes and counts, and records the walk's state at each batch start.
+ *
+ * Times. Go's reader makes times strictly increasing in its global order
+ * (an event not later than the previous one gets the previous time plus
+ * one ns). A stream only knows its own events, so it computes that rule
+ * over its own events (and the Sync that opens each generation, which
+ * comes before all of them): the "local" time. It is Go's time exactly
+ * when no event of another M, CPU sample or earlier generation falls in
+ * the QUIET_NS before it. Every time that reaches the output (the kept
+ * slices near the cut, every pause, every GOMAXPROCS change, the end of
+ * the trace, the waiters' slices) is such a value of interest (voi), and
+ * pass 2 checks them all; if one is not quiet the ordered path runs
+ * instead. (An event whose time runs backwards against the event that
+ * lets it happen on another M by more than QUIET_NS, that is a clock
+ * skew of a microsecond, would also change the order: that is not
+ * checked.)
+ *
+ * Between the passes the main thread merges the heaps, sorts the pauses,
+ * and for the pauses that get printed finds the goroutines still running
+ * on other Ms when each began, by walking those Ms from the batch whose
+ * recorded state precedes the pause.
+ *
+ * Pass 2, in parallel again, walks every stream with the voi checks and
+ * follows the few printed goroutines: their creation stack, the stack
+ * each resumed at, and their last events before each printed slice.
+ * Those events come from several Ms and are put in order by time; when
+ * two of them on different Ms are less than QUIET_NS apart the order is
+ * Go's only if their times are: that chain is counted as uncertain.
+ *
+ * Memory: per-batch state (like the index), the pauses and GOMAXPROCS
+ * changes (like the ordered path), K slices per worker, and the small
+ * tracked set. Never per event or per goroutine.
+ */
+#include "scan.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "v2.h"
+#include "vec.h"
+
+/* Slices kept per worker (as greedy.c's EST_CAP) */
+#define EST_CAP 4096
+/*
+ * Go's reader gives an event e at time T a later time only when the
+ * events before it in its order pile up: for some d, d+1 or more of
+ * them in [T-d, T]. Pass 2 notes, for each time shown, how far before
+ * it the events of every stream (and CPU samples, and the previous
+ * generation) come: up to NEAR_SLOTS of them within NEAR_NS, and how
+ * many within QUIET_NS. Fewer than NEAR_NS in QUIET_NS means no pile
+ * from further away can reach T; the near ones are then checked one by
+ * one. More than NEAR_SLOTS near ones: not vouched for.
+ */
+#define NEAR_NS 64
+#define NEAR_SLOTS 8
+#define QUIET_NS 1000
+#define CHAIN_KEEP (GTR_CHAIN_LEN + 1)
+
+/* One batch of an M stream. */
+typedef struct sbatch {
+	size_t b;     /* index into gtr_v2_index.batches */
+	uint32_t gen; /* its generation's index */
+} sbatch;
+
+typedef struct stream {
+	uint64_t m;
+	size_t first, n; /* into scan.sb */
+	uint64_t bytes;
+} stream;
+
+/* A stream's walk state; also what is recorded at each batch start. */
+typedef struct mstate {
+	int64_t g, p;     /* the goroutine and P the M holds, -1 none */
+	int64_t last;     /* local time of the previous event */
+	int64_t start;    /* the open slice: local start time */
+	int64_t slice_p;
+	uint32_t start_gen;
+	uint16_t start_ev;
+	uint8_t open;
+	uint8_t stw_open;
+	size_t stw;       /* the worker's pause this stream has open */
+} mstate;
+
+/* A slice as the workers keep it; strings and stacks stay ids. */
+typedef struct cslice {
+	int64_t start, end; /* local times */
+	int64_t g, p;
+	uint64_t reason, end_stack;
+	uint32_t gen;       /* table of reason and end_stack */
+	uint32_t stream;
+	uint16_t start_ev, end_ev;
+	uint8_t end_state, truncated;
+} cslice;
+
+typedef struct cstw {
+	int64_t start, end;
+	int64_t g, p;
+	uint64_t kind;
+	uint32_t gen, stream;
+	uint8_t truncated, open;
+} cstw;
+
+typedef struct cprocs {
+	int64_t ts;
+	uint64_t procs;
+	uint32_t gen, stream;
+} cprocs;
+
+/* A time that reaches the output. */
+typedef struct voi {
+	int64_t t;
+	uint32_t gen, stream;
+	_Atomic uint8_t dirty;
+	_Atomic uint32_t near;  /* events in the QUIET_NS before t */
+	_Atomic uint32_t nnear; /* events in the NEAR_NS before t */
+	int16_t dist[NEAR_SLOTS]; /* how far before t each was, ns */
+} voi;
+
+/* An event `d` ns before v's time (any stream). */
+static void voi_near(voi *v, int64_t d)
+{
+	atomic_fetch_add_explicit(&v->near, 1, memory_order_relaxed);
+	if (d > NEAR_NS)
+		return;
+	uint32_t slot = atomic_fetch_add_explicit(&v->nnear, 1, memory_order_relaxed);
+	if (slot < NEAR_SLOTS)
+		v->dist[slot] = (int16_t)d;
+	else
+		atomic_store_explicit(&v->dirty, 1, memory_order_relaxed);
+}
+
+static int cmp_i16(const void *a, const void *b)
+{
+	return *(const int16_t *)a - *(const int16_t *)b;
+}
+
+/* After pass 2: is v's local time the time Go's reader gives? */
+static int voi_exact(voi *v)
+{
+	if (atomic_load(&v->dirty) || atomic_load(&v->near) >= NEAR_NS)
+		return 0;
+	uint32_t n = atomic_load(&v->nnear);
+	qsort(v->dist, n, sizeof v->dist[0], cmp_i16);
+	/* With the i+1 nearest at most dist[i] ns before: a pile if i+1 > dist[i]. */
+	for (uint32_t i = 0; i < n; i++)
+		if ((int64_t)i + 1 > v->dist[i])
+			return 0;
+	return 1;
+}
+
+/* A goroutine whose history pass 2 fetches, up to `start`. */
+typedef struct track {
+	int64_t g;
+	int64_t start;   /* local time of the slice start (or of the pause) */
+	uint32_t stream; /* where that event is */
+	uint8_t at_start_undet; /* the start event itself sets the resume stack */
+} track;
+
+/* What one worker found of one track. */
+typedef struct hist {
+	struct {
+		int64_t t;
+		uint32_t stream;
+		uint16_t type;
+	} chain[CHAIN_KEEP];  /* ring, the latest first after sorting */
+	uint8_t nchain;
+	int64_t create_t;     /* -1: none */
+	gtr_stackref create;
+	int64_t resume_t;     /* -1: none */
+	int resume_kind;      /* 0 stack, 1 create */
+	gtr_stackref resume;
+} hist;
+
+typedef struct scan scan;
+
+typedef struct worker {
+	scan *s;
+	pthread_t th;
+	int started;
+	int rc;
+	gtr_error err;
+	cslice *heap;
+	size_t nheap, capheap;
+	cslice *trunc;
+	size_t ntrunc, captrunc;
+	cstw *stw;
+	size_t nstw, capstw;
+	cprocs *procs;
+	size_t nprocs, capprocs;
+	uint64_t events, nslices, orphan_ends;
+	int64_t *genmax;      /* per generation: the largest local time */
+	int64_t maxlocal;
+	uint32_t maxstream, maxgen;
+	hist *hs;             /* pass 2: per track */
+} worker;
+
+struct scan {
+	const gtr_trace *t;
+	const gtr_v2_index *ix;
+	size_t top;
+	sbatch *sb;
+	size_t nsb;
+	stream *streams;
+	size_t nstreams;
+	size_t *order;        /* streams, largest first */
+	mstate *snaps;        /* per sb entry: the state before its first event */
+	int64_t *gensync;     /* per generation: the local time of its Sync */
+	atomic_size_t next;   /* work queue */
+	int pass;
+	/* pass 2 */
+	voi *vois;            /* sorted by (gen, t) */
+	size_t nvois;
+	size_t *genvoi;       /* per generation: first voi; [ngens] = nvois */
+	track *tracks;
+	size_t ntracks;
+	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
+	size_t *tidx;
+	size_t tcap;
+};
+
+/* ---- heaps and orders ---- */
+
+static int cslice_cmp(const cslice *a, const cslice *b)
+{
+	int64_t da = a->end - a->start, db = b->end - b->start;
+	if (da != db)
+		return da > db ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	return 0;
+}
+
+static int cslice_qsort(const void *a, const void *b)
+{
+	return cslice_cmp(a, b);
+}
+
+static void heap_push(worker *w, const cslice *s)
+{
+	cslice *h = w->heap;
+	if (w->nheap == w->capheap) {
+		if (cslice_cmp(&h[0], s) <= 0)
+			return;
+		h[0] = *s;
+		for (size_t i = 0;;) {
+			size_t l = 2 * i + 1, r = l + 1, m = i;
+			if (l < w->nheap && cslice_cmp(&h[l], &h[m]) > 0)
+				m = l;
+			if (r < w->nheap && cslice_cmp(&h[r], &h[m]) > 0)
+				m = r;
+			if (m == i)
+				break;
+			cslice x = h[i];
+			h[i] = h[m];
+			h[m] = x;
+			i = m;
+		}
+		return;
+	}
+	size_t i = w->nheap++;
+	h[i] = *s;
+	while (i > 0 && cslice_cmp(&h[i], &h[(i - 1) / 2]) > 0) {
+		cslice x = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+/* ---- the walk ---- */
+
+enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2 };
+
+/* What a waiter walk is looking for, and finds. */
+typedef struct wseek {
+	int64_t ts, te;   /* the pause, local times */
+	int passed;       /* the walk has gone past ts */
+	int found;        /* a slice was open at ts */
+	int done;
+	cslice sl;        /* that slice; end set when it stopped before te */
+	int stopped;
+} wseek;
+
+typedef struct walk {
+	scan *s;
+	worker *w;
+	uint32_t si;      /* stream index */
+	int mode;
+	mstate st;
+	uint32_t gen;
+	wseek *seek;
+	/* pass 2: the vois of the current generation and of the next */
+	voi *v, *v2;
+	size_t nv, vk, nv2, vk2;
+} walk;
+
+/* An event at local time f, of stream si, against vois v[*vk..n). */
+static void check_list(voi *v, size_t n, size_t *vk, int64_t f, uint32_t si)
+{
+	while (*vk < n && v[*vk].t < f)
+		(*vk)++;
+	for (size_t j = *vk; j < n && v[j].t - QUIET_NS <= f; j++) {
+		/* The voi's own stream: its own event is not before it. */
+		if (v[j].stream == si && v[j].t == f)
+			continue;
+		voi_near(&v[j], v[j].t - f);
+	}
+}
+
+static void check_vois(walk *k, int64_t f)
+{
+	check_list(k->v, k->nv, &k->vk, f, k->si);
+	check_list(k->v2, k->nv2, &k->vk2, f, k->si);
+}
+
+/* Track lookup: the first track of goroutine g, or -1. */
+static ptrdiff_t track_find(const scan *s, int64_t g)
+{
+	if (!s->tcap || g < 0)
+		return -1;
+	for (size_t i = ((uint64_t)g * 0x9e3779b97f4a7c15ull >> 17) & (s->tcap - 1);;
+	     i = (i + 1) & (s->tcap - 1)) {
+		if (s->tkeys[i] == -1)
+			return -1;
+		if (s->tkeys[i] == g)
+			return (ptrdiff_t)s->tidx[i];
+	}
+}
+
+enum { R_NONE, R_STACK, R_CREATE, R_UNDET };
+
+/*
+ * Pass 2: event `type` at local time t involves goroutine g (as ev->g or
+ * by a transition): record it for every track of g it precedes.
+ */
+static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint64_t cstack,
+		 int resume, uint64_t rstack)
+{
+	scan *s = k->s;
+	ptrdiff_t first = track_find(s, g);
+	if (first < 0)
+		return;
+	for (size_t i = (size_t)first; i < s->ntracks && s->tracks[i].g == g; i++) {
+		const track *tr = &s->tracks[i];
+		hist *h = &k->w->hs[i];
+		int before = t < tr->start;
+		int at = t == tr->start && k->si == tr->stream;
+		if (create && cstack && t <= tr->start && t >= h->create_t) {
+			h->create_t = t;
+			h->create = (gtr_stackref){k->gen, cstack};
+		}
+		if (resume && (before || (at && resume == R_UNDET)) && t >= h->resume_t) {
+			if (resume == R_CREATE) {
+				h->resume_t = t;
+				h->resume_kind = 1;
+			} else if (rstack && (resume == R_STACK || h->create_t < 0)) {
+				h->resume_t = t;
+				h->resume_kind = 0;
+				h->resume = (gtr_stackref){k->gen, rstack};
+			}
+		}
+		if (before) {
+			/* Keep the latest CHAIN_KEEP: replace the oldest. */
+			size_t slot = h->nchain;
+			if (h->nchain == CHAIN_KEEP) {
+				slot = 0;
+				for (size_t j = 1; j < CHAIN_KEEP; j++)
+					if (h->chain[j].t < h->chain[slot].t)
+						slot = j;
+				if (h->chain[slot].t > t)
+					continue;
+			} else {
+				h->nchain++;
+			}
+			h->chain[slot].t = t;
+			h->chain[slot].stream = k->si;
+			h->chain[slot].type = type;
+		}
+	}
+}
+
+/*
+ * One emitted event (Go's reader may make several of one wire event):
+ * its local time, the context goroutine, and at most one goroutine
+ * transition (from, to, id, stack of the transition), which is all the
+ * greedy analysis looks at.
+ */
+typedef struct emit {
+	uint16_t type;
+	int64_t evg;       /* the context goroutine, -1 none */
+	uint64_t stack;    /* the event's own stack */
+	int has_tr;
+	uint8_t from, to;
+	int64_t id;
+	uint64_t tr_stack;
+	uint64_t reason;
+} emit;
+
+static int nomem(gtr_error *err)
+{
+	return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+}
+
+static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
+{
+	mstate *st = &k->st;
+	cslice sl;
+	sl.start = st->start;
+	sl.end = t < st->start ? st->start : t;
+	sl.g = g;
+	sl.p = st->slice_p;
+	sl.reason = e->reason;
+	sl.end_stack = e->evg == g ? e->stack : 0;
+	sl.gen = k->gen;
+	sl.stream = k->si;
+	sl.start_ev = st->start_ev;
+	sl.end_ev = e->type;
+	sl.end_state = e->to;
+	sl.truncated = 0;
+	st->open = 0;
+	if (k->mode == MODE_PASS1) {
+		k->w->nslices++;
+		heap_push(k->w, &sl);
+	} else if (k->mode == MODE_WAITER && k->seek->found && !k->seek->done) {
+		wseek *q = k->seek;
+		q->done = 1;
+		if (t < q->te) {
+			q->stopped = 1;
+			sl.start = q->sl.start;
+			sl.start_ev = q->sl.start_ev;
+			q->sl = sl;
+		}
+	}
+}
+
+/* Applies one emitted event at local time t. */
+static int apply(walk *k, int64_t t, const emit *e)
+{
+	mstate *st = &k->st;
+	if (k->mode == MODE_PASS2) {
+		check_vois(k, t);
+		if (k->s->ntracks) {
+			int resume = R_NONE;
+			uint64_t rstack = 0;
+			if (e->has_tr) {
+				if (e->from == GTR_GS_NOTEXIST)
+					resume = R_CREATE;
+				else if (e->from == GTR_GS_RUNNING && e->evg == e->id && e->stack)
+					resume = R_STACK, rstack = e->stack;
+				else if (e->from == GTR_GS_UNDETERMINED && e->tr_stack)
+					resume = R_UNDET, rstack = e->tr_stack;
+			}
+			if (e->evg >= 0)
+				note(k, e->evg, t, e->type, 0, 0,
+				     e->has_tr && e->id == e->evg ? resume : R_NONE, rstack);
+			if (e->has_tr && e->id != e->evg)
+				note(k, e->id, t, e->type, e->from == GTR_GS_NOTEXIST, e->tr_stack,
+				     resume, rstack);
+		}
+	}
+	if (k->mode == MODE_WAITER) {
+		wseek *q = k->seek;
+		if (!q->passed && t > q->ts) {
+			q->passed = 1;
+			if (st->open) {
+				q->found = 1;
+				q->sl.start = st->start;
+				q->sl.start_ev = st->start_ev;
+				q->sl.g = st->g;
+				q->sl.p = st->slice_p;
+				q->sl.stream = k->si;
+			} else {
+				q->done = 1;
+			}
+		}
+	}
+	if (!e->has_tr)
+		return 0;
+	/* A slice: from a transition to Running to the next one out of it. */
+	if (st->open && e->id == st->g && e->to != GTR_GS_RUNNING)
+		end_slice(k, t, e, st->g);
+	if (e->to == GTR_GS_RUNNING && !(st->open && st->g == e->id)) {
+		if (st->open) /* another goroutine's status says it runs here */
+			end_slice(k, t, e, st->g);
+		st->open = 1;
+		st->g = e->id;
+		st->start = t;
+		st->slice_p = st->p;
+		st->start_ev = e->type;
+		st->start_gen = k->gen;
+	}
+	return 0;
+}
+
+static int add_stw(walk *k, int64_t t, uint64_t kind)
+{
+	worker *w = k->w;
+	mstate *st = &k->st;
+	if (st->stw_open) {
+		w->stw[st->stw].end = t;
+		w->stw[st->stw].truncated = 1;
+		w->stw[st->stw].open = 0;
+	}
+	if (gtr_grow(&w->stw, &w->capstw, w->nstw + 1, sizeof *w->stw) < 0)
+		return GTR_E_NOMEM;
+	w->stw[w->nstw] = (cstw){.start = t, .g = st->g, .p = st->p, .kind = kind, .gen = k->gen,
+				 .stream = k->si, .open = 1};
+	st->stw = w->nstw++;
+	st->stw_open = 1;
+	return 0;
+}
+
+/* Local time of the next event, which Go's reader read at `raw`. */
+static inline int64_t tick(mstate *st, int64_t raw)
+{
+	int64_t t = raw > st->last ? raw : st->last + 1;
+	st->last = t;
+	return t;
+}
+
+/*
+ * Walks stream si from its batch position `from` with state k->st, to
+ * its end (or, for a waiter walk, until the question is answered).
+ */
+static int walk_stream(walk *k, size_t from, gtr_error *err)
+{
+	scan *s = k->s;
+	const stream *sm = &s->streams[k->si];
+	const gtr_v2_index *ix = s->ix;
+	mstate *st = &k->st;
+	worker *w = k->w;
+	uint32_t gen = UINT32_MAX;
+	if (from > 0)
+		gen = s->sb[sm->first + from - 1].gen;
+	gtr_v2_cursor c;
+	gtr_v2_raw ev;
+	for (size_t i = from; i < sm->n; i++) {
+		const sbatch *b = &s->sb[sm->first + i];
+		if (b->gen != gen) {
+			gen = b->gen;
+			k->gen = gen;
+			if (s->gensync[gen] > st->last)
+				st->last = s->gensync[gen];
+			if (k->mode == MODE_PASS2) {
+				k->v = s->vois + s->genvoi[gen];
+				k->nv = s->genvoi[gen + 1] - s->genvoi[gen];
+				k->vk = 0;
+				/* Every event of a generation comes before the next one's. */
+				k->v2 = s->vois + s->genvoi[gen + 1];
+				k->nv2 = gen + 2 <= ix->ngens ? s->genvoi[gen + 2] - s->genvoi[gen + 1] : 0;
+				k->vk2 = 0;
+			}
+		}
+		k->gen = gen;
+		if (k->mode == MODE_PASS1)
+			s->snaps[sm->first + i] = *st;
+		gtr_v2_cursor_init(&c, s->t, b->b, ix->gens[gen].ns_per_tick);
+		int rc;
+		while ((rc = gtr_v2_cursor_next(&c, &ev, err)) > 0) {
+			int64_t t = tick(st, ev.time);
+			emit e = {.type = ev.type, .evg = st->g, .id = -1};
+			const uint64_t *a = ev.args;
+			if (k->mode == MODE_PASS1)
+				w->events++;
+			switch (ev.type) {
+			case GTR_V2_EV_PROC_STATUS:
+				if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
+					st->p = (int64_t)a[0];
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_PROC_START:
+				st->p = (int64_t)a[0];
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_PROC_STOP:
+				st->p = -1;
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_PROC_STEAL:
+				if (a[2] == sm->m && st->p == (int64_t)a[0])
+					st->p = -1;
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_GO_STATUS:
+			case GTR_V2_EV_GO_STATUS_STACK: {
+				e.has_tr = 1;
+				e.id = (int64_t)a[0];
+				uint64_t status = a[2];
+				static const uint8_t gs[] = {GTR_GS_UNDETERMINED, GTR_GS_RUNNABLE,
+							     GTR_GS_RUNNING, GTR_GS_SYSCALL,
+							     GTR_GS_WAITING};
+				e.to = status <= GTR_V2_GO_WAITING ? gs[status] : GTR_GS_UNDETERMINED;
+				e.from = gen == 0 ? GTR_GS_UNDETERMINED : e.to;
+				e.tr_stack = ev.type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
+				if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
+					e.evg = e.id; /* reported on the M it is on */
+				apply(k, t, &e);
+				if (status == GTR_V2_GO_RUNNING ||
+				    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
+					st->g = e.id;
+				break;
+			}
+			case GTR_V2_EV_GO_CREATE:
+			case GTR_V2_EV_GO_CREATE_BLOCKED:
+				e.stack = a[2];
+				e.has_tr = 1;
+				e.id = (int64_t)a[0];
+				e.from = GTR_GS_NOTEXIST;
+				e.to = ev.type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
+				e.tr_stack = a[1];
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_GO_CREATE_SYSCALL:
+				e.has_tr = 1;
+				e.id = (int64_t)a[0];
+				e.from = GTR_GS_NOTEXIST;
+				e.to = GTR_GS_SYSCALL;
+				apply(k, t, &e);
+				st->g = e.id;
+				break;
+			case GTR_V2_EV_GO_START:
+				e.has_tr = 1;
+				e.id = (int64_t)a[0];
+				e.from = GTR_GS_RUNNABLE;
+				e.to = GTR_GS_RUNNING;
+				apply(k, t, &e);
+				st->g = e.id;
+				break;
+			case GTR_V2_EV_GO_DESTROY:
+			case GTR_V2_EV_GO_STOP:
+			case GTR_V2_EV_GO_BLOCK:
+				e.has_tr = 1;
+				e.id = st->g;
+				e.from = GTR_GS_RUNNING;
+				if (ev.type == GTR_V2_EV_GO_DESTROY) {
+					e.to = GTR_GS_NOTEXIST;
+				} else {
+					e.to = ev.type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE
+									   : GTR_GS_WAITING;
+					e.reason = a[0];
+					e.stack = a[1];
+				}
+				apply(k, t, &e);
+				st->g = -1;
+				break;
+			case GTR_V2_EV_GO_UNBLOCK:
+				e.stack = a[2];
+				e.has_tr = 1;
+				e.id = (int64_t)a[0];
+				e.from = GTR_GS_WAITING;
+				e.to = GTR_GS_RUNNABLE;
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_GO_SWITCH:
+			case GTR_V2_EV_GO_SWITCH_DESTROY: {
+				/* Go's reader: GoSwitch, then GoBlock or GoDestroy of
+				 * the current goroutine, then GoStart of the next. */
+				int64_t ng = (int64_t)a[0], cur = st->g;
+				e.has_tr = 1;
+				e.id = ng;
+				e.from = GTR_GS_WAITING;
+				e.to = GTR_GS_RUNNABLE;
+				apply(k, t, &e);
+				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
+				if (ev.type == GTR_V2_EV_GO_SWITCH) {
+					b2.type = GTR_V2_EV_GO_BLOCK;
+					b2.to = GTR_GS_WAITING;
+				} else {
+					b2.type = GTR_V2_EV_GO_DESTROY;
+					b2.to = GTR_GS_NOTEXIST;
+				}
+				apply(k, tick(st, ev.time), &b2);
+				emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
+					   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
+				st->g = -1;
+				apply(k, tick(st, ev.time), &s3);
+				st->g = ng;
+				if (k->mode == MODE_PASS1)
+					w->events += 2;
+				break;
+			}
+			case GTR_V2_EV_GO_SYSCALL_BEGIN:
+				e.stack = a[1];
+				e.has_tr = 1;
+				e.id = st->g;
+				e.from = GTR_GS_RUNNING;
+				e.to = GTR_GS_SYSCALL;
+				e.tr_stack = a[1];
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_GO_SYSCALL_END:
+				e.has_tr = 1;
+				e.id = st->g;
+				e.from = GTR_GS_SYSCALL;
+				e.to = GTR_GS_RUNNING;
+				apply(k, t, &e);
+				break;
+			case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
+				e.has_tr = 1;
+				e.id = st->g;
+				e.from = GTR_GS_SYSCALL;
+				e.to = GTR_GS_RUNNABLE;
+				apply(k, t, &e);
+				st->g = -1;
+				break;
+			case GTR_V2_EV_GO_DESTROY_SYSCALL:
+				if (st->p != -1) {
+					/* Go's reader adds a ProcSteal of the P first. */
+					emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
+					apply(k, t, &ps);
+					t = tick(st, ev.time);
+					st->p = -1;
+					if (k->mode == MODE_PASS1)
+						w->events++;
+				}
+				e.has_tr = 1;
+				e.id = st->g;
+				e.from = GTR_GS_SYSCALL;
+				e.to = GTR_GS_NOTEXIST;
+				apply(k, t, &e);
+				st->g = -1;
+				break;
+			case GTR_V2_EV_STW_BEGIN:
+				e.stack = a[1];
+				apply(k, t, &e);
+				if (k->mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
+					return nomem(err);
+				break;
+			case GTR_V2_EV_STW_END:
+				apply(k, t, &e);
+				if (k->mode == MODE_PASS1) {
+					if (st->stw_open) {
+						w->stw[st->stw].end = t;
+						w->stw[st->stw].open = 0;
+						st->stw_open = 0;
+					} else {
+						w->orphan_ends++;
+					}
+				}
+				break;
+			case GTR_V2_EV_PROCS_CHANGE:
+				e.stack = a[1];
+				apply(k, t, &e);
+				if (k->mode == MODE_PASS1) {
+					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
+						     sizeof *w->procs) < 0)
+						return nomem(err);
+					w->procs[w->nprocs++] = (cprocs){t, a[0], gen, k->si};
+				}
+				break;
+			default:
+				apply(k, t, &e);
+				break;
+			}
+			if (k->mode == MODE_WAITER && k->seek->done)
+				return 0;
+		}
+		if (rc < 0)
+			return rc;
+		if (k->mode == MODE_PASS1) {
+			if (st->last > w->genmax[gen])
+				w->genmax[gen] = st->last;
+			if (st->last > w->maxlocal) {
+				w->maxlocal = st->last;
+				w->maxstream = k->si;
+				w->maxgen = gen;
+			}
+		}
+	}
+	return 0;
+}
+
+static void mstate_init(mstate *st)
+{
+	memset(st, 0, sizeof *st);
+	st->g = st->p = -1;
+}
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	scan *s = w->s;
+	for (;;) {
+		size_t j = atomic_fetch_add(&s->next, 1);
+		if (j >= s->nstreams)
+			break;
+		walk k = {.s = s, .w = w, .si = (uint32_t)s->order[j], .mode = s->pass};
+		mstate_init(&k.st);
+		int rc = walk_stream(&k, 0, &w->err);
+		if (rc < 0) {
+			w->rc = rc;
+			break;
+		}
+		if (s->pass == MODE_PASS1) {
+			if (k.st.open) {
+				if (gtr_grow(&w->trunc, &w->captrunc, w->ntrunc + 1, sizeof *w->trunc) < 0) {
+					w->rc = nomem(&w->err);
+					break;
+				}
+				w->trunc[w->ntrunc++] = (cslice){.start = k.st.start, .g = k.st.g,
+								 .p = k.st.slice_p, .stream = k.si,
+								 .start_ev = k.st.start_ev,
+								 .end_state = GTR_GS_RUNNING,
+								 .truncated = 1};
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Runs pass `pass` on `jobs` workers (the calling thread is one). */
+static int run_pass(scan *s, worker *ws, unsigned jobs, int pass, gtr_error *err)
+{
+	s->pass = pass;
+	atomic_store(&s->next, 0);
+	for (unsigned i = 1; i < jobs; i++) {
+		if (pthread_create(&ws[i].th, NULL, work, &ws[i]) != 0)
+			break;
+		ws[i].started = 1;
+	}
+	work(&ws[0]);
+	for (unsigned i = 1; i < jobs; i++)
+		if (ws[i].started) {
+			pthread_join(ws[i].th, NULL);
+			ws[i].started = 0;
+		}
+	for (unsigned i = 0; i < jobs; i++)
+		if (ws[i].rc < 0) {
+			if (err)
+				*err = ws[i].err;
+			return ws[i].rc;
+		}
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+static int cmp_ms(const void *a, const void *b, void *ctx)
+{
+	const gtr_v2_mbatches *ms = ctx;
+	const gtr_v2_mbatches *x = &ms[*(const size_t *)a], *y = &ms[*(const size_t *)b];
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int cmp_bytes(const void *a, const void *b, void *ctx)
+{
+	const stream *st = ctx;
+	uint64_t x = st[*(const size_t *)a].bytes, y = st[*(const size_t *)b].bytes;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* The M streams: every gen's per-M batch lists, grouped by M, in generation order. */
+static int build_streams(scan *s)
+{
+	const gtr_v2_index *ix = s->ix;
+	size_t *idx = malloc((ix->nms ? ix->nms : 1) * sizeof *idx);
+	s->sb = malloc((ix->nmb ? ix->nmb : 1) * sizeof *s->sb);
+	s->streams = malloc((ix->nms ? ix->nms : 1) * sizeof *s->streams);
+	s->order = malloc((ix->nms ? ix->nms : 1) * sizeof *s->order);
+	s->snaps = malloc((ix->nmb ? ix->nmb : 1) * sizeof *s->snaps);
+	s->gensync = malloc((ix->ngens + 1) * sizeof *s->gensync);
+	if (!idx || !s->sb || !s->streams || !s->order || !s->snaps || !s->gensync) {
+		free(idx);
+		return GTR_E_NOMEM;
+	}
+	/* ms entries are in generation order; the index of an entry's
+	 * generation follows from the generation's ms range. */
+	uint32_t *gen_of = malloc((ix->nms ? ix->nms : 1) * sizeof *gen_of);
+	if (!gen_of) {
+		free(idx);
+		return GTR_E_NOMEM;
+	}
+	for (size_t g = 0; g < ix->ngens; g++) {
+		for (size_t j = 0; j < ix->gens[g].nms; j++)
+			gen_of[ix->gens[g].ms_first + j] = (uint32_t)g;
+		s->gensync[g] = gtr_v2_ns(ix->gens[g].ns_per_tick, ix->gens[g].min_ts);
+	}
+	for (size_t i = 0; i < ix->nms; i++)
+		idx[i] = i;
+	qsort_r(idx, ix->nms, sizeof *idx, cmp_ms, ix->ms);
+	s->nsb = 0;
+	s->nstreams = 0;
+	for (size_t i = 0; i < ix->nms; i++) {
+		const gtr_v2_mbatches *mb = &ix->ms[idx[i]];
+		if (i == 0 || mb->m != ix->ms[idx[i - 1]].m) {
+			s->streams[s->nstreams++] = (stream){.m = mb->m, .first = s->nsb};
+		}
+		stream *sm = &s->streams[s->nstreams - 1];
+		for (size_t j = 0; j < mb->n; j++) {
+			size_t b = ix->mb[mb->first + j];
+			s->sb[s->nsb++] = (sbatch){b, gen_of[idx[i]]};
+			sm->n++;
+			sm->bytes += ix->batches[b].len;
+		}
+	}
+	for (size_t i = 0; i < s->nstreams; i++)
+		s->order[i] = i;
+	qsort_r(s->order, s->nstreams, sizeof *s->order, cmp_bytes, s->streams);
+	free(gen_of);
+	free(idx);
+	return 0;
+}
+
+/* Why the parallel path cannot answer: the ordered one will. */
+static int give_up(gtr_scan_info *info, const char *why)
+{
+	if (info && !info->why[0])
+		snprintf(info->why, sizeof info->why, "%s", why);
+	return 1;
+}
+
+static int can_scan(const gtr_trace *t, gtr_scan_info *info)
+{
+	const gtr_trace_info *ti = gtr_trace_get_info(t);
+	if (ti->family != GTR_FAMILY_V2)
+		return !give_up(info, "a v1 trace");
+	if (t->flags & GTR_OPEN_LENIENT)
+		return !give_up(info, "a lenient read");
+	gtr_loss l;
+	gtr_trace_loss(t, &l);
+	if (gtr_loss_any(&l))
+		return !give_up(info, "part of the trace was lost");
+	const gtr_v2_index *ix = gtr_v2_idx(t);
+	for (size_t g = 0; g < ix->ngens; g++)
+		if (ix->gens[g].partial || ix->gens[g].tolerant)
+			return !give_up(info, "a partial generation");
+	for (size_t b = 0; b < ix->nbatches; b++)
+		if (ix->batches[b].kind == GTR_V2_B_BROKEN)
+			return !give_up(info, "a broken batch");
+	return 1;
+}
+
+/* ---- between the passes ---- */
+
+static int cmp_cstw_start(const void *a, const void *b)
+{
+	const cstw *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_procs(const void *a, const void *b)
+{
+	const cprocs *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmp_voi(const void *a, const void *b)
+{
+	const voi *x = a, *y = b;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static int cmp_track(const void *a, const void *b)
+{
+	const track *x = a, *y = b;
+	if (x->g != y->g)
+		return x->g < y->g ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+typedef struct vlist {
+	voi *v;
+	size_t n, cap;
+} vlist;
+
+static int add_voi(vlist *l, int64_t t, uint32_t gen, uint32_t si)
+{
+	if (gtr_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0)
+		return GTR_E_NOMEM;
+	l->v[l->n].t = t;
+	l->v[l->n].gen = gen;
+	l->v[l->n].stream = si;
+	atomic_init(&l->v[l->n].dirty, 0);
+	atomic_init(&l->v[l->n].near, 0);
+	atomic_init(&l->v[l->n].nnear, 0);
+	l->n++;
+	return 0;
+}
+
+/* The generation of the batch holding local time t on stream si: the
+ * last batch whose state was recorded before t. Returns its position. */
+static size_t locate(const scan *s, uint32_t si, int64_t t)
+{
+	const stream *sm = &s->streams[si];
+	size_t lo = 0, hi = sm->n; /* first position whose recorded last >= t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->snaps[sm->first + mid].last < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? lo - 1 : 0;
+}
+
+/* The generation that holds local time t on stream si (for end times
+ * of slices). */
+static uint32_t gen_at(const scan *s, uint32_t si, int64_t t)
+{
+	return s->sb[s->streams[si].first + locate(s, si, t)].gen;
+}
+
+/* A printed pause's waiters. */
+typedef struct pwait {
+	size_t stw;       /* index into the merged pauses */
+	cslice *w;
+	size_t n, cap;
+} pwait;
+
+static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error *err)
+{
+	for (uint32_t si = 0; si < s->nstreams; si++) {
+		if (si == p->stream)
+			continue;
+		const stream *sm = &s->streams[si];
+		if (!sm->n)
+			continue;
+		size_t from = locate(s, si, p->start);
+		if (s->snaps[sm->first + from].last >= p->start)
+			continue; /* the stream starts after the pause did */
+		wseek q = {.ts = p->start, .te = p->open ? INT64_MAX : p->end};
+		walk k = {.s = s, .w = w0, .si = si, .mode = MODE_WAITER, .seek = &q};
+		k.st = s->snaps[sm->first + from];
+		int rc = walk_stream(&k, from, err);
+		if (rc < 0)
+			return rc;
+		if (!q.found || !q.stopped || q.sl.g == p->g)
+			continue;
+		if (gtr_grow(&pw->w, &pw->cap, pw->n + 1, sizeof *pw->w) < 0)
+			return nomem(err);
+		pw->w[pw->n++] = q.sl;
+	}
+	return 0;
+}
+
+static int cmp_waiter(const void *a, const void *b)
+{
+	const cslice *x = a, *y = b;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+static int cmp_stw_dur(const void *a, const void *b, void *ctx)
+{
+	const cstw *st = ctx;
+	const cstw *x = &st[*(const size_t *)a], *y = &st[*(const size_t *)b];
+	int64_t dx = x->end - x->start, dy = y->end - y->start;
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si, int undet)
+{
+	if (gtr_grow(&s->tracks, cap, s->ntracks + 1, sizeof *s->tracks) < 0)
+		return GTR_E_NOMEM;
+	s->tracks[s->ntracks++] = (track){g, start, si, (uint8_t)undet};
+	return 0;
+}
+
+static int index_tracks(scan *s)
+{
+	qsort(s->tracks, s->ntracks, sizeof *s->tracks, cmp_track);
+	size_t cap = 16;
+	while (cap < 2 * s->ntracks)
+		cap *= 2;
+	s->tcap = cap;
+	s->tkeys = malloc(cap * sizeof *s->tkeys);
+	s->tidx = malloc(cap * sizeof *s->tidx);
+	if (!s->tkeys || !s->tidx)
+		return GTR_E_NOMEM;
+	for (size_t i = 0; i < cap; i++)
+		s->tkeys[i] = -1;
+	for (size_t i = 0; i < s->ntracks; i++) {
+		if (i && s->tracks[i].g == s->tracks[i - 1].g)
+			continue;
+		int64_t g = s->tracks[i].g;
+		size_t j = ((uint64_t)g * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+		while (s->tkeys[j] != -1)
+			j = (j + 1) & (cap - 1);
+		s->tkeys[j] = g;
+		s->tidx[j] = i;
+	}
+	return 0;
+}
+
+/* The track of (g, start), which must exist. */
+static size_t track_of(const scan *s, int64_t g, int64_t start)
+{
+	size_t lo = 0, hi = s->ntracks;
+	track key = {.g = g, .start = start};
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (cmp_track(&s->tracks[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+typedef struct merged_hist {
+	gtr_stackref create, resume;
+	uint16_t chain[GTR_CHAIN_LEN];
+	uint8_t nchain;
+	int uncertain;
+} merged_hist;
+
+static int cmp_chain(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b; /* t, then stream */
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merged_hist *out)
+{
+	memset(out, 0, sizeof *out);
+	int64_t ct = -1, rt = -1;
+	int rkind = 0;
+	gtr_stackref rst = {0, 0};
+	int64_t all[64][3];
+	size_t n = 0;
+	for (unsigned i = 0; i < jobs; i++) {
+		const hist *h = &ws[i].hs[ti];
+		if (h->create_t >= 0 && h->create_t >= ct) {
+			ct = h->create_t;
+			out->create = h->create;
+		}
+		if (h->resume_t >= 0 && h->resume_t >= rt) {
+			rt = h->resume_t;
+			rkind = h->resume_kind;
+			rst = h->resume;
+		}
+		for (size_t j = 0; j < h->nchain && n < 64; j++, n++) {
+			all[n][0] = h->chain[j].t;
+			all[n][1] = h->chain[j].stream;
+			all[n][2] = h->chain[j].type;
+		}
+	}
+	(void)s;
+	if (rt >= 0)
+		out->resume = rkind == 1 ? out->create : rst;
+	qsort(all, n, sizeof all[0], cmp_chain);
+	size_t first = n > GTR_CHAIN_LEN ? n - GTR_CHAIN_LEN : 0;
+	for (size_t j = first; j < n; j++) {
+		if (all[j][2] == 0xffff)
+			continue; /* a creation seen only for its stack */
+		out->chain[out->nchain++] = (uint16_t)all[j][2];
+	}
+	/* Events of other Ms too close to put in order by time alone. */
+	size_t lo = first ? first - 1 : 0;
+	for (size_t j = lo + 1; j < n; j++)
+		if (all[j][1] != all[j - 1][1] && all[j][0] - all[j - 1][0] < QUIET_NS)
+			out->uncertain = 1;
+}
+
+/* The creations seen only for their stack do not count in chains:
+ * note() records them with type 0xffff; keep the real chain entries. */
+
+int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
+		    gtr_scan_info *info, gtr_error *err)
+{
+	if (info)
+		memset(info, 0, sizeof *info);
+	*out = NULL;
+	if (!can_scan(t, info)) {
+		if (info)
+			info->ordered = 1;
+		return gtr_greedy_run(t, top, out, err);
+	}
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if (jobs > 256)
+		jobs = 256;
+	scan s = {.t = t, .ix = gtr_v2_idx(t), .top = top};
+	const gtr_v2_index *ix = s.ix;
+	worker *ws = calloc(jobs, sizeof *ws);
+	gtr_greedy *res = calloc(1, sizeof *res);
+	cslice *all = NULL;
+	cstw *stw = NULL;
+	cprocs *procs = NULL;
+	pwait *pw = NULL;
+	size_t npw = 0, *byd = NULL;
+	vlist vl = {0};
+	int rc = 0, fallback = 0;
+	if (!ws || !res || build_streams(&s) < 0) {
+		rc = nomem(err);
+		goto out;
+	}
+	if (jobs > s.nstreams && s.nstreams)
+		jobs = (unsigned)s.nstreams;
+	if (jobs == 0)
+		jobs = 1;
+	size_t capk = top > EST_CAP ? top : EST_CAP;
+	for (unsigned i = 0; i < jobs; i++) {
+		ws[i].s = &s;
+		ws[i].capheap = capk;
+		ws[i].heap = malloc(capk * sizeof *ws[i].heap);
+		ws[i].genmax = malloc((ix->ngens + 1) * sizeof *ws[i].genmax);
+		ws[i].maxlocal = INT64_MIN;
+		gtr_error_clear(&ws[i].err);
+		if (!ws[i].heap || !ws[i].genmax) {
+			rc = nomem(err);
+			goto out;
+		}
+		for (size_t g = 0; g <= ix->ngens; g++)
+			ws[i].genmax[g] = INT64_MIN;
+	}
+
+	/* ---- pass 1 ---- */
+	if ((rc = run_pass(&s, ws, jobs, MODE_PASS1, err)) < 0) {
+		/* The ordered path says what is wrong, as it always has. */
+		rc = 0;
+		fallback = give_up(info, "an error in pass 1");
+		goto out;
+	}
+
+	/* The trace's end: its latest event, then the closing Sync. */
+	int64_t base = s.gensync[0] > 0 ? s.gensync[0] : 1;
+	if (ix->ngens == 0) {
+		fallback = give_up(info, "no generation");
+		goto out;
+	}
+	int64_t maxlocal = base;
+	uint32_t maxstream = UINT32_MAX, maxgen = 0;
+	uint64_t events = 0, nslices = 0, orphans = 0;
+	size_t nall = 0, nstw = 0, nprocs = 0;
+	for (unsigned i = 0; i < jobs; i++) {
+		worker *w = &ws[i];
+		if (w->maxlocal > maxlocal) {
+			maxlocal = w->maxlocal;
+			maxstream = w->maxstream;
+			maxgen = w->maxgen;
+		}
+		events += w->events;
+		nslices += w->nslices + w->ntrunc;
+		orphans += w->orphan_ends;
+		nall += w->nheap + w->ntrunc;
+		nstw += w->nstw;
+		nprocs += w->nprocs;
+	}
+	/* The closing Sync is one past the last event (a generation's own
+	 * Sync may be the last). */
+	int64_t end_local = maxlocal + 1;
+	for (size_t g = 0; g < ix->ngens; g++)
+		if (s.gensync[g] >= end_local) {
+			end_local = s.gensync[g] + 1;
+			maxstream = UINT32_MAX;
+		}
+	all = malloc((nall ? nall : 1) * sizeof *all);
+	stw = malloc((nstw ? nstw : 1) * sizeof *stw);
+	procs = malloc((nprocs ? nprocs : 1) * sizeof *procs);
+	if (!all || !stw || !procs) {
+		rc = nomem(err);
+		goto out;
+	}
+	nall = nstw = nprocs = 0;
+	for (unsigned i = 0; i < jobs; i++) {
+		worker *w = &ws[i];
+		memcpy(all + nall, w->heap, w->nheap * sizeof *all);
+		nall += w->nheap;
+		for (size_t j = 0; j < w->ntrunc; j++) {
+			cslice c = w->trunc[j];
+			c.end = end_local;
+			c.gen = (uint32_t)(ix->ngens - 1);
+			all[nall++] = c;
+		}
+		memcpy(stw + nstw, w->stw, w->nstw * sizeof *stw);
+		nstw += w->nstw;
+		memcpy(procs + nprocs, w->procs, w->nprocs * sizeof *procs);
+		nprocs += w->nprocs;
+	}
+	qsort(all, nall, sizeof *all, cslice_qsort);
+	if (nall > capk)
+		nall = capk;
+	qsort(stw, nstw, sizeof *stw, cmp_cstw_start);
+	qsort(procs, nprocs, sizeof *procs, cmp_procs);
+	for (size_t i = 0; i < nstw; i++) {
+		if (stw[i].open) {
+			stw[i].end = end_local;
+			stw[i].truncated = 1;
+		}
+		if (i + 1 < nstw && stw[i].end > stw[i + 1].start) {
+			fallback = give_up(info, "overlapping stop-the-world pauses");
+			goto out;
+		}
+	}
+	if (orphans && nstw) {
+		fallback = give_up(info, "a stop-the-world end without its start");
+		goto out;
+	}
+
+	res->events = events + ix->ngens + 1;
+	/* CPU samples are events of the ordered stream too. */
+	for (size_t b = 0; b < ix->nbatches; b++) {
+		const gtr_v2_batch *bt = &ix->batches[b];
+		if (bt->kind != GTR_V2_B_CPU)
+			continue;
+		const uint8_t *d = t->data;
+		uint64_t p = bt->data + 1, end = bt->data + bt->len, v;
+		while (p < end) {
+			p++;
+			for (int i = 0; i < 5 && p < end; i++) {
+				int k = gtr_uvarint_decode(d + p, d + end, &v);
+				if (k <= 0) {
+					p = end;
+					break;
+				}
+				p += (uint64_t)k;
+			}
+			res->events++;
+		}
+	}
+	res->nslices = (size_t)nslices;
+	res->first_ts = 0;
+	res->last_ts = (uint64_t)(end_local - base);
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].procs > res->maxprocs)
+			res->maxprocs = procs[i].procs;
+	size_t nprocs_max = (size_t)(res->maxprocs ? res->maxprocs : 1);
+	res->tmax_exact = nprocs_max <= capk;
+	res->ntop = nall < top ? nall : top;
+	res->nest = nall < nprocs_max ? nall : nprocs_max;
+
+	/* ---- what gets printed, and the times it shows ---- */
+	size_t cut = res->ntop > res->nest ? res->ntop : res->nest;
+	size_t ncand = cut;
+	if (cut) {
+		int64_t dcut = all[cut - 1].end - all[cut - 1].start;
+		while (ncand < nall && all[ncand].end - all[ncand].start >= dcut - 2 * QUIET_NS)
+			ncand++;
+		if (ncand == capk && nall == capk && capk > cut) {
+			fallback = give_up(info, "too many slices as long as the last one shown");
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ncand; i++) {
+		if (add_voi(&vl, all[i].start, gen_at(&s, all[i].stream, all[i].start), all[i].stream) < 0 ||
+		    (!all[i].truncated &&
+		     add_voi(&vl, all[i].end, all[i].gen, all[i].stream) < 0)) {
+			rc = nomem(err);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < nstw; i++) {
+		if (add_voi(&vl, stw[i].start, stw[i].gen, stw[i].stream) < 0 ||
+		    (!stw[i].open && add_voi(&vl, stw[i].end, gen_at(&s, stw[i].stream, stw[i].end),
+					     stw[i].stream) < 0)) {
+			rc = nomem(err);
+			goto out;
+		}
+	}
+	if (maxstream != UINT32_MAX && add_voi(&vl, maxlocal, maxgen, maxstream) < 0) {
+		rc = nomem(err);
+		goto out;
+	}
+	/* Pauses by length: the printed ones (and those as long) get waiters. */
+	byd = malloc((nstw ? nstw : 1) * sizeof *byd);
+	if (!byd) {
+		rc = nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < nstw; i++)
+		byd[i] = i;
+	qsort_r(byd, nstw, sizeof *byd, cmp_stw_dur, stw);
+	size_t nshow = top > 10 ? top : 10;
+	if (nshow > nstw)
+		nshow = nstw;
+	if (nshow) {
+		int64_t dcut = stw[byd[nshow - 1]].end - stw[byd[nshow - 1]].start;
+		while (nshow < nstw && stw[byd[nshow]].end - stw[byd[nshow]].start >= dcut - 2 * QUIET_NS)
+			nshow++;
+	}
+	pw = calloc(nshow ? nshow : 1, sizeof *pw);
+	if (!pw) {
+		rc = nomem(err);
+		goto out;
+	}
+	npw = nshow;
+	for (size_t i = 0; i < nshow; i++) {
+		pw[i].stw = byd[i];
+		if ((rc = find_waiters(&s, &stw[byd[i]], &pw[i], &ws[0], err)) < 0) {
+			rc = 0;
+			fallback = give_up(info, "an error looking for waiters");
+			goto out;
+		}
+		for (size_t j = 0; j < pw[i].n; j++) {
+			cslice *c = &pw[i].w[j];
+			if (add_voi(&vl, c->start, gen_at(&s, c->stream, c->start), c->stream) < 0 ||
+			    add_voi(&vl, c->end, c->gen, c->stream) < 0) {
+				rc = nomem(err);
+				goto out;
+			}
+		}
+	}
+	/* GOMAXPROCS changes: every one is printed in JSON. */
+	for (size_t i = 0; i < nprocs; i++)
+		if (add_voi(&vl, procs[i].ts, procs[i].gen, procs[i].stream) < 0) {
+			rc = nomem(err);
+			goto out;
+		}
+
+	/* ---- pass 2: quiet checks and the tracked goroutines ---- */
+	size_t tcap = 0;
+	for (size_t i = 0; i < ncand; i++) {
+		int undet = all[i].start_ev == GTR_V2_EV_GO_STATUS_STACK;
+		if (add_track(&s, &tcap, all[i].g, all[i].start, all[i].stream, undet) < 0) {
+			rc = nomem(err);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < npw; i++)
+		for (size_t j = 0; j < pw[i].n; j++)
+			if (add_track(&s, &tcap, pw[i].w[j].g, stw[pw[i].stw].start, UINT32_MAX, 0) < 0) {
+				rc = nomem(err);
+				goto out;
+			}
+	if (index_tracks(&s) < 0) {
+		rc = nomem(err);
+		goto out;
+	}
+	qsort(vl.v, vl.n, sizeof *vl.v, cmp_voi);
+	s.vois = vl.v;
+	s.nvois = vl.n;
+	s.genvoi = malloc((ix->ngens + 1) * sizeof *s.genvoi);
+	if (!s.genvoi) {
+		rc = nomem(err);
+		goto out;
+	}
+	for (size_t g = 0, j = 0; g <= ix->ngens; g++) {
+		while (j < vl.n && vl.v[j].gen < g)
+			j++;
+		s.genvoi[g] = j;
+	}
+	for (unsigned i = 0; i < jobs; i++) {
+		ws[i].hs = calloc(s.ntracks ? s.ntracks : 1, sizeof *ws[i].hs);
+		if (!ws[i].hs) {
+			rc = nomem(err);
+			goto out;
+		}
+		for (size_t j = 0; j < s.ntracks; j++)
+			ws[i].hs[j].create_t = ws[i].hs[j].resume_t = -1;
+	}
+	if ((rc = run_pass(&s, ws, jobs, MODE_PASS2, err)) < 0) {
+		rc = 0;
+		fallback = give_up(info, "an error in pass 2");
+		goto out;
+	}
+	/* What else comes before a voi in Go's order: the previous
+	 * generation, and CPU samples. */
+	int64_t *prevmax = malloc((ix->ngens + 1) * sizeof *prevmax);
+	if (!prevmax) {
+		rc = nomem(err);
+		goto out;
+	}
+	for (size_t g = 0; g < ix->ngens; g++) {
+		prevmax[g] = INT64_MIN;
+		for (unsigned i = 0; i < jobs; i++)
+			if (ws[i].genmax[g] > prevmax[g])
+				prevmax[g] = ws[i].genmax[g];
+	}
+	for (size_t j = 0; j < vl.n; j++) {
+		voi *v = &vl.v[j];
+		/* The previous generation comes first even where it is later. */
+		if (v->gen > 0 && prevmax[v->gen - 1] >= v->t)
+			atomic_store(&v->dirty, 1);
+	}
+	free(prevmax);
+	for (size_t b = 0; b < ix->nbatches; b++) {
+		const gtr_v2_batch *bt = &ix->batches[b];
+		if (bt->kind != GTR_V2_B_CPU)
+			continue;
+		voi *gv = vl.v + s.genvoi[bt->gen];
+		size_t ngv = s.genvoi[bt->gen + 1] - s.genvoi[bt->gen];
+		if (!ngv)
+			continue;
+		const uint8_t *d = t->data;
+		uint64_t p = bt->data + 1, end = bt->data + bt->len, v[5];
+		double npt = ix->gens[bt->gen].ns_per_tick;
+		while (p < end) {
+			p++;
+			int i = 0;
+			for (; i < 5 && p < end; i++) {
+				int k = gtr_uvarint_decode(d + p, d + end, &v[i]);
+				if (k <= 0)
+					break;
+				p += (uint64_t)k;
+			}
+			if (i < 5)
+				break;
+			int64_t f = gtr_v2_ns(npt, v[0]);
+			for (size_t j = 0; j < ngv; j++)
+				if (gv[j].t >= f && gv[j].t - QUIET_NS <= f)
+					voi_near(&gv[j], gv[j].t - f);
+		}
+	}
+	for (size_t j = 0; j < vl.n; j++)
+		if (!voi_exact(&vl.v[j])) {
+			fallback = give_up(info, "events of other threads too close to a time shown");
+			goto out;
+		}
+
+	/* ---- the result ---- */
+	res->top = malloc((res->ntop ? res->ntop : 1) * sizeof *res->top);
+	res->est = malloc((res->nest ? res->nest : 1) * sizeof *res->est);
+	res->stw = malloc((nstw ? nstw : 1) * sizeof *res->stw);
+	res->procs = malloc((nprocs ? nprocs : 1) * sizeof *res->procs);
+	size_t nw = 0;
+	for (size_t i = 0; i < npw; i++)
+		nw += pw[i].n;
+	res->waiters = malloc((nw ? nw : 1) * sizeof *res->waiters);
+	if (!res->top || !res->est || !res->stw || !res->procs || !res->waiters) {
+		rc = nomem(err);
+		goto out;
+	}
+	size_t uncertain = 0;
+	for (size_t i = 0; i < cut; i++) {
+		const cslice *c = &all[i];
+		gtr_slice sl;
+		memset(&sl, 0, sizeof sl);
+		sl.start = (uint64_t)(c->start - base);
+		sl.end = (uint64_t)(c->end - base);
+		sl.g = c->g;
+		sl.p = c->p;
+		sl.end_state = c->end_state;
+		sl.truncated = c->truncated;
+		if (c->reason)
+			gtr_trace_string(t, c->gen, c->reason, &sl.reason);
+		sl.start_ev = c->start_ev;
+		sl.end_ev = c->end_ev;
+		if (c->end_stack)
+			sl.end_stack = (gtr_stackref){c->gen, c->end_stack};
+		merged_hist mh;
+		merge_hist(&s, ws, jobs, track_of(&s, c->g, c->start), &mh);
+		uncertain += mh.uncertain;
+		sl.start_stack = mh.resume;
+		sl.create_stack = mh.create;
+		memcpy(sl.chain, mh.chain, sizeof sl.chain);
+		sl.nchain = mh.nchain;
+		if (i < res->ntop)
+			res->top[i] = sl;
+		if (i < res->nest) {
+			res->est[i] = sl;
+			res->tmax_stw += gtr_slice_dur(&sl);
+		}
+	}
+	for (size_t i = 0; i < nprocs; i++)
+		res->procs[i] = (gtr_procs_change){(uint64_t)(procs[i].ts - base), procs[i].procs};
+	res->nprocs = nprocs;
+	/* Pauses in time order; waiters, for the printed ones, by when they stopped. */
+	size_t *pwof = malloc((nstw ? nstw : 1) * sizeof *pwof);
+	if (!pwof) {
+		rc = nomem(err);
+		goto out;
+	}
+	for (size_t i = 0; i < nstw; i++)
+		pwof[i] = SIZE_MAX;
+	for (size_t i = 0; i < npw; i++)
+		pwof[pw[i].stw] = i;
+	for (size_t i = 0; i < nstw; i++) {
+		const cstw *c = &stw[i];
+		gtr_stw *o = &res->stw[i];
+		memset(o, 0, sizeof *o);
+		o->start = (uint64_t)(c->start - base);
+		o->end = (uint64_t)(c->end - base);
+		if (c->kind)
+			gtr_trace_string(t, c->gen, c->kind, &o->kind);
+		o->g = c->g;
+		o->p = c->p;
+		o->truncated = c->truncated;
+		o->culprit = -1;
+		o->first_waiter = res->nwaiters;
+		if (pwof[i] == SIZE_MAX)
+			continue;
+		pwait *q = &pw[pwof[i]];
+		qsort(q->w, q->n, sizeof *q->w, cmp_waiter);
+		for (size_t j = 0; j < q->n; j++) {
+			const cslice *ww = &q->w[j];
+			gtr_stw_waiter *wo = &res->waiters[res->nwaiters++];
+			memset(wo, 0, sizeof *wo);
+			wo->g = ww->g;
+			wo->p = ww->p;
+			wo->stopped = (uint64_t)(ww->end - base);
+			if (ww->end_stack)
+				wo->stack = (gtr_stackref){ww->gen, ww->end_stack};
+			if (ww->reason)
+				gtr_trace_string(t, ww->gen, ww->reason, &wo->reason);
+			wo->end_state = ww->end_state;
+			merged_hist mh;
+			merge_hist(&s, ws, jobs, track_of(&s, ww->g, c->start), &mh);
+			wo->create_stack = mh.create;
+			o->nwaiters++;
+			o->culprit = (int64_t)j;
+		}
+	}
+	free(pwof);
+	res->nstw = nstw;
+	(void)uncertain;
+	if (info)
+		info->jobs = jobs;
+
+out:
+	for (unsigned i = 0; ws && i < jobs; i++) {
+		free(ws[i].heap);
+		free(ws[i].trunc);
+		free(ws[i].stw);
+		free(ws[i].procs);
+		free(ws[i].genmax);
+		free(ws[i].hs);
+	}
+	free(ws);
+	for (size_t i = 0; i < npw; i++)
+		free(pw[i].w);
+	free(pw);
+	free(byd);
+	free(all);
+	free(stw);
+	free(procs);
+	free(vl.v);
+	free(s.sb);
+	free(s.streams);
+	free(s.order);
+	free(s.snaps);
+	free(s.gensync);
+	free(s.genvoi);
+	free(s.tracks);
+	free(s.tkeys);
+	free(s.tidx);
+	if (rc < 0 || fallback) {
+		gtr_greedy_free(res);
+		if (rc < 0)
+			return rc;
+		if (info)
+			info->ordered = 1;
+		return gtr_greedy_run(t, top, out, err);
+	}
+	*out = res;
+	return 0;
+}
