@@ -920,6 +920,42 @@ static int build_streams(scan *s)
 	return 0;
 }
 
+/*
+ * Go's reader hands out every event of a generation before the next
+ * generation's: where a generation's last events were written after the
+ * next one's first, the next one's early events all get times just past
+ * them, one ns apart, in the global order, which a stream cannot know.
+ * The last event of each M's last batch in a generation is its latest.
+ */
+#define GEN_OVERLAP "a generation begins before the previous one ends"
+
+static int gens_overlap(const scan *s, gtr_error *err)
+{
+	const gtr_v2_index *ix = s->ix;
+	for (size_t g = 0; g + 1 < ix->ngens; g++) {
+		const gtr_v2_gen *gen = &ix->gens[g];
+		for (size_t j = 0; j < gen->nms; j++) {
+			const gtr_v2_mbatches *mb = &ix->ms[gen->ms_first + j];
+			if (!mb->n)
+				continue;
+			gtr_v2_cursor c;
+			gtr_v2_raw ev;
+			int64_t last = INT64_MIN;
+			gtr_v2_cursor_init(&c, s->t, ix->mb[mb->first + mb->n - 1], gen->ns_per_tick);
+			int rc;
+			while ((rc = gtr_v2_cursor_next(&c, &ev, err)) > 0)
+				last = ev.time;
+			if (rc < 0) {
+				gtr_error_clear(err);
+				return 1;
+			}
+			if (last >= s->gensync[g + 1])
+				return 1;
+		}
+	}
+	return 0;
+}
+
 /* Why the parallel path cannot answer: the ordered one will. */
 static int give_up(gtr_scan_info *info, const char *why)
 {
@@ -1233,6 +1269,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 			ws[i].genmax[g] = INT64_MIN;
 	}
 
+	if (gens_overlap(&s, err)) {
+		fallback = give_up(info, GEN_OVERLAP);
+		goto out;
+	}
+
 	/* ---- pass 1 ---- */
 	if ((rc = run_pass(&s, ws, jobs, MODE_PASS1, err)) < 0) {
 		/* The ordered path says what is wrong, as it always has. */
@@ -1247,6 +1288,12 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		fallback = give_up(info, "no generation");
 		goto out;
 	}
+	for (size_t g = 1; g < ix->ngens; g++)
+		for (unsigned i = 0; i < jobs; i++)
+			if (ws[i].genmax[g - 1] >= s.gensync[g]) {
+				fallback = give_up(info, GEN_OVERLAP);
+				goto out;
+			}
 	int64_t maxlocal = base;
 	uint32_t maxstream = UINT32_MAX, maxgen = 0;
 	uint64_t events = 0, nslices = 0, orphans = 0;
