@@ -525,6 +525,32 @@ static int add_stw(walk *k, int64_t t, uint64_t kind)
 	return 0;
 }
 
+/* A uvarint as Go reads it: at most 10 bytes, the 10th at most 1. */
+static inline int uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	if (p < end && p[0] < 0x80) {
+		*v = p[0];
+		*pp = p + 1;
+		return 0;
+	}
+	uint64_t x = 0;
+	for (unsigned i = 0, sh = 0; i < 10; i++, sh += 7) {
+		if (p >= end)
+			return -1;
+		uint8_t b = *p++;
+		if (i == 9 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (b < 0x80) {
+			*v = x;
+			*pp = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* Local time of the next event, which Go's reader read at `raw`. */
 static inline int64_t tick(mstate *st, int64_t raw)
 {
@@ -547,8 +573,6 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 	uint32_t gen = UINT32_MAX;
 	if (from > 0)
 		gen = s->sb[sm->first + from - 1].gen;
-	gtr_v2_cursor c;
-	gtr_v2_raw ev;
 	for (size_t i = from; i < sm->n; i++) {
 		const sbatch *b = &s->sb[sm->first + i];
 		if (b->gen != gen) {
@@ -569,15 +593,34 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 		k->gen = gen;
 		if (k->mode == MODE_PASS1)
 			s->snaps[sm->first + i] = *st;
-		gtr_v2_cursor_init(&c, s->t, b->b, ix->gens[gen].ns_per_tick);
-		int rc;
-		while ((rc = gtr_v2_cursor_next(&c, &ev, err)) > 0) {
-			int64_t t = tick(st, ev.time);
-			emit e = {.type = ev.type, .evg = st->g, .id = -1};
-			const uint64_t *a = ev.args;
+		const gtr_v2_batch *bt = &ix->batches[b->b];
+		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
+		double npt = ix->gens[gen].ns_per_tick;
+		int64_t clast = 0;
+		while (p < end) {
+			/* The batch cursor of v2.c, lean: no copies of the event. */
+			uint64_t v[GTR_MAX_ARGS + 1] = {0};
+			unsigned type = *p++;
+			const gtr_v2_layout *l = &ix->lay[type < GTR_V2_NUM_EVENTS ? type : 0];
+			if (type >= GTR_V2_NUM_EVENTS || !l->valid || !(l->flags & GTR_V2_TIMED) ||
+			    l->wire_args > GTR_MAX_ARGS + 1)
+				return gtr_error_set(err, GTR_E_CORRUPT, (uint64_t)(p - 1 - s->t->data),
+						     "unexpected event type %u", type);
+			for (unsigned j = 0; j < l->wire_args; j++)
+				if (uvar(&p, end, &v[j]) < 0)
+					return gtr_error_set(err, GTR_E_VARINT, (uint64_t)(p - s->t->data),
+							     "bad varint");
+			/* Go's batch cursor: a zero running time re-reads the base. */
+			if (clast == 0)
+				clast = gtr_v2_ns(npt, bt->time);
+			int64_t raw = (int64_t)((uint64_t)gtr_v2_ns(npt, v[0]) + (uint64_t)clast);
+			clast = raw;
+			int64_t t = tick(st, raw);
+			emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
+			const uint64_t *a = v + 1;
 			if (k->mode == MODE_PASS1)
 				w->events++;
-			switch (ev.type) {
+			switch (type) {
 			case GTR_V2_EV_PROC_STATUS:
 				if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
 					st->p = (int64_t)a[0];
@@ -606,7 +649,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 							     GTR_GS_WAITING};
 				e.to = status <= GTR_V2_GO_WAITING ? gs[status] : GTR_GS_UNDETERMINED;
 				e.from = gen == 0 ? GTR_GS_UNDETERMINED : e.to;
-				e.tr_stack = ev.type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
+				e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
 				if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
 					e.evg = e.id; /* reported on the M it is on */
 				apply(k, t, &e);
@@ -621,7 +664,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.has_tr = 1;
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_NOTEXIST;
-				e.to = ev.type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
+				e.to = type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
 				e.tr_stack = a[1];
 				apply(k, t, &e);
 				break;
@@ -647,10 +690,10 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.has_tr = 1;
 				e.id = st->g;
 				e.from = GTR_GS_RUNNING;
-				if (ev.type == GTR_V2_EV_GO_DESTROY) {
+				if (type == GTR_V2_EV_GO_DESTROY) {
 					e.to = GTR_GS_NOTEXIST;
 				} else {
-					e.to = ev.type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE
+					e.to = type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE
 									   : GTR_GS_WAITING;
 					e.reason = a[0];
 					e.stack = a[1];
@@ -677,18 +720,18 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.to = GTR_GS_RUNNABLE;
 				apply(k, t, &e);
 				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
-				if (ev.type == GTR_V2_EV_GO_SWITCH) {
+				if (type == GTR_V2_EV_GO_SWITCH) {
 					b2.type = GTR_V2_EV_GO_BLOCK;
 					b2.to = GTR_GS_WAITING;
 				} else {
 					b2.type = GTR_V2_EV_GO_DESTROY;
 					b2.to = GTR_GS_NOTEXIST;
 				}
-				apply(k, tick(st, ev.time), &b2);
+				apply(k, tick(st, raw), &b2);
 				emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
 					   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
 				st->g = -1;
-				apply(k, tick(st, ev.time), &s3);
+				apply(k, tick(st, raw), &s3);
 				st->g = ng;
 				if (k->mode == MODE_PASS1)
 					w->events += 2;
@@ -723,7 +766,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 					/* Go's reader adds a ProcSteal of the P first. */
 					emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
 					apply(k, t, &ps);
-					t = tick(st, ev.time);
+					t = tick(st, raw);
 					st->p = -1;
 					if (k->mode == MODE_PASS1)
 						w->events++;
@@ -770,8 +813,6 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 			if (k->mode == MODE_WAITER && k->seek->done)
 				return 0;
 		}
-		if (rc < 0)
-			return rc;
 		if (k->mode == MODE_PASS1) {
 			if (st->last > w->genmax[gen])
 				w->genmax[gen] = st->last;
