@@ -587,6 +587,8 @@ static int go_switch(adv *a)
 		return corrupt(a, "goroutine is not running", a->cur.g);
 	int64_t ng = (int64_t)a->ev->args[0];
 	uint64_t seq = a->ev->args[1];
+	if (ng == a->cur.g)
+		return corrupt(a, "goroutine switches to itself", ng);
 	slot *ns = find(&o->gs, ng);
 	if (!ns || ns->status != GTR_V2_GO_WAITING || !succeeds(a->gen, seq, ns)) {
 		if (!o->force)
