@@ -219,6 +219,10 @@ struct scan {
 	mstate *snaps;        /* per sb entry: the state before its first event */
 	int64_t *gensync;     /* per generation: the local time of its Sync */
 	atomic_size_t next;   /* work queue */
+	/* Progress: event bytes walked by both passes, told by the calling
+	 * thread only (the callback need not be thread-safe then). */
+	atomic_uint_fast64_t done;
+	uint64_t total, told;
 	int pass;
 	/* pass 2 */
 	voi *vois;            /* sorted by (gen, t) */
@@ -229,6 +233,7 @@ struct scan {
 	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
 	size_t *tidx;
 	size_t tcap;
+	struct worker *ws0;   /* the calling thread's worker */
 };
 
 /* ---- heaps and orders ---- */
@@ -570,6 +575,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 	const gtr_v2_index *ix = s->ix;
 	mstate *st = &k->st;
 	worker *w = k->w;
+	int tell = k->mode != MODE_WAITER && w == w->s->ws0 && s->t->progress;
 	uint32_t gen = UINT32_MAX;
 	if (from > 0)
 		gen = s->sb[sm->first + from - 1].gen;
@@ -812,6 +818,14 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 			}
 			if (k->mode == MODE_WAITER && k->seek->done)
 				return 0;
+		}
+		if (k->mode != MODE_WAITER) {
+			uint64_t d = atomic_fetch_add_explicit(&s->done, bt->len, memory_order_relaxed) +
+				     bt->len;
+			if (tell && d >= s->told + s->t->progress_step && d < s->total) {
+				s->told = d;
+				s->t->progress(s->t->progress_ctx, GTR_PHASE_DECODE, d, s->total);
+			}
 		}
 		if (k->mode == MODE_PASS1) {
 			if (st->last > w->genmax[gen])
@@ -1290,6 +1304,9 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		rc = nomem(err);
 		goto out;
 	}
+	s.ws0 = &ws[0];
+	for (size_t i = 0; i < s.nstreams; i++)
+		s.total += 2 * s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)
 		jobs = (unsigned)s.nstreams;
 	if (jobs == 0)
@@ -1710,6 +1727,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	free(pwof);
 	res->nstw = nstw;
 	(void)uncertain;
+	if (t->progress)
+		t->progress(t->progress_ctx, GTR_PHASE_DECODE, s.total, s.total);
 	if (info)
 		info->jobs = jobs;
 
