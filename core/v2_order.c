@@ -137,14 +137,14 @@ void gtr_v2_order_free(gtr_v2_order *o)
 	free(o);
 }
 
-int gtr_v2_order_next(gtr_v2_order *o, gtr_v2_out *out)
+gtr_v2_out *gtr_v2_order_next(gtr_v2_order *o)
 {
 	if (!o->qlen)
-		return 0;
-	*out = o->q[o->qhead];
+		return NULL;
+	gtr_v2_out *out = &o->q[o->qhead];
 	o->qhead = (o->qhead + 1) % QCAP;
 	o->qlen--;
-	return 1;
+	return out;
 }
 
 typedef struct ctx {
@@ -209,22 +209,33 @@ static gtr_v2_out *push(adv *a, ctx c, unsigned type, const uint64_t *args)
 {
 	gtr_v2_order *o = a->o;
 	gtr_v2_out *out = &o->q[(o->qhead + o->qlen++) % QCAP];
-	memset(out, 0, sizeof *out);
 	const gtr_spec *s = &o->specs[type];
+	/* Field by field: clearing the whole entry cost a tenth of the
+	 * reader's time. Arguments past nargs stay zero for readers that
+	 * look at a fixed slot. */
 	out->time = a->ev->time;
-	out->ev.off = a->ev->off;
+	out->reason[0] = out->reason[1] = 0;
 	out->batch = a->ev->batch;
 	out->event = a->ev->event;
+	out->ev.ts = 0;
+	out->ev.off = a->ev->off;
 	out->ev.g = c.g;
 	out->ev.p = c.p;
 	out->ev.m = c.m;
 	out->ev.table = a->table;
 	out->ev.type = (uint16_t)type;
 	out->ev.nargs = s->nargs;
+	out->ev.ntrans = 0;
+	out->ev.data = (gtr_str){0};
+	out->ev.xtrans = NULL;
+	out->ev.nxtrans = 0;
+	unsigned n = s->nargs <= GTR_MAX_ARGS ? s->nargs : GTR_MAX_ARGS;
 	if (args)
-		memcpy(out->ev.args, args, s->nargs * sizeof *args);
-	if (s->stack_arg >= 0)
-		out->ev.stack = out->ev.args[s->stack_arg];
+		memcpy(out->ev.args, args, n * sizeof *args);
+	else
+		memset(out->ev.args, 0, n * sizeof *args);
+	memset(out->ev.args + n, 0, (GTR_MAX_ARGS - n) * sizeof *args);
+	out->ev.stack = s->stack_arg >= 0 ? out->ev.args[s->stack_arg] : 0;
 	return out;
 }
 

@@ -56,7 +56,10 @@ int gtr_v2_order_advance(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint6
 int gtr_v2_order_force(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_t gen,
 		       uint32_t table, gtr_error *err);
 
-/* Pops the oldest queued event into *out: 1, or 0 when none is queued. */
-int gtr_v2_order_next(gtr_v2_order *o, gtr_v2_out *out);
+/*
+ * Pops the oldest queued event: NULL when none is queued. It stays valid,
+ * and the caller may change it, until the next call on o.
+ */
+gtr_v2_out *gtr_v2_order_next(gtr_v2_order *o);
 
 #endif

@@ -711,8 +711,9 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 	if (r->done)
 		return 0;
 	for (;;) {
-		if (gtr_v2_order_next(r->order, &out)) {
-			rc = finish(r, &out, ev, err);
+		gtr_v2_out *q = gtr_v2_order_next(r->order);
+		if (q) {
+			rc = finish(r, q, ev, err);
 			break;
 		}
 		if (r->nheap == 0 && r->sidx == r->nsamples) {
