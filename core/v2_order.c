@@ -30,9 +30,10 @@ typedef struct smap {
 	size_t n;
 } smap;
 
+/* Fibonacci hashing: the top bits of the product are the well-mixed ones. */
 static size_t home(const smap *m, int64_t key)
 {
-	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 20) & (m->cap - 1);
+	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(m->cap)));
 }
 
 static slot *find(const smap *m, int64_t key)
@@ -72,7 +73,8 @@ static int rehash(smap *m, size_t ncap)
 /* Inserts a zeroed slot for a key that is not present. */
 static slot *insert(smap *m, int64_t key)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && rehash(m, m->cap ? m->cap * 2 : 16) < 0)
+	/* At most half full: a miss (a new goroutine) probes few slots. */
+	if ((m->n + 1) * 2 > m->cap && rehash(m, m->cap ? m->cap * 2 : 16) < 0)
 		return NULL;
 	size_t i = home(m, key);
 	while (m->s[i].used)
