@@ -274,7 +274,8 @@ static void stw_end(run *r, uint64_t ts, int truncated)
 	/* No goroutine refers to these entries any more: put them in a
 	 * stated order (not the order of the running set), so that any
 	 * reader of the trace lists them alike. The culprit stopped last. */
-	qsort(&res->waiters[s->first_waiter], s->nwaiters, sizeof *res->waiters, cmp_waiter);
+	if (s->nwaiters)
+		qsort(&res->waiters[s->first_waiter], s->nwaiters, sizeof *res->waiters, cmp_waiter);
 	if (s->nwaiters && res->waiters[s->first_waiter + s->nwaiters - 1].stopped)
 		s->culprit = (int64_t)s->nwaiters - 1;
 	r->open_stw = -1;
