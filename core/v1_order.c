@@ -94,6 +94,26 @@ static ent *tput(table *t, uint64_t id)
 	return e;
 }
 
+/* Removes id (backward-shift deletion: no tombstones). Pointers die. */
+static void tdel(table *t, uint64_t id)
+{
+	if (!t->cap)
+		return;
+	size_t mask = t->cap - 1, i = (size_t)(slot(t, id) - t->e);
+	if (!t->e[i].used)
+		return;
+	t->e[i].used = 0;
+	t->n--;
+	for (size_t j = (i + 1) & mask; t->e[j].used; j = (j + 1) & mask) {
+		size_t h = mix(t->e[j].id) & mask;
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			t->e[i] = t->e[j];
+			t->e[j].used = 0;
+			i = j;
+		}
+	}
+}
+
 /* ---- the reader ---- */
 
 enum { P_PENDING, P_HEAP, P_WAIT, P_DONE };
@@ -853,6 +873,11 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		break;
 	case GTR_V1_GOEND:
 		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_NOTEXIST, none, 0));
+		/* Goroutine ids are never reused: forget it, so that memory
+		 * follows the goroutines alive, not all the trace ever had.
+		 * (None waits on it: nothing can happen to it any more.) */
+		if ((e = tget(&o->gs, (uint64_t)g)) && e->waiters < 0)
+			tdel(&o->gs, (uint64_t)g);
 		break;
 	case GTR_V1_GOSCHED:
 	case GTR_V1_GOPREEMPT:
