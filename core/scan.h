@@ -1,20 +1,34 @@
 /*
  * core/scan.h: `gtr greedy` without Go's global event order.
  *
- * gtr_scan_greedy computes the same gtr_greedy as gtr_greedy_run, but
- * its workers walk whole per-thread event streams (v2: every batch of
- * one M, across generations, in order) with per-stream state only: a
- * slice opens and closes on the M that runs it, so it needs nothing of
- * the other Ms. A second parallel pass fetches what needs a goroutine's
- * history (its creation stack, the stack it resumed at, its last
- * events) for the few goroutines that get printed, and checks that the
- * times it reports are the ones Go's reader would give (see scan.c:
- * Go's reader makes times strictly increasing in its global order).
+ * gtr_scan_greedy computes what gtr_greedy_run computes, but its workers
+ * walk whole per-thread event streams (v2: every batch of one M, across
+ * generations, in order) with per-stream state only: a slice opens and
+ * closes on the M that runs it, so it needs nothing of the other Ms. A
+ * second parallel pass fetches what needs a goroutine's history (its
+ * creation stack, the stack it resumed at, its last events) for the few
+ * goroutines that get printed.
  *
- * Where it cannot vouch for the answer it runs gtr_greedy_run instead:
- * v1 traces, partial or lenient reads, anything that was lost, and the
- * rare trace whose printed times depend on the order of events that
- * happened within a microsecond of each other on different threads.
+ * Times are the trace's own: each event's timestamp as Go converts it,
+ * made strictly increasing per thread, and per generation (every event
+ * of a generation is later than its Sync, which is later than every
+ * event and CPU sample of the previous generation). Go's reader (and
+ * gtr_greedy_run) also makes times strictly increasing in its global
+ * order, so events that share a nanosecond on different threads, and
+ * the events a generation's end pushes later, are spaced 1 ns apart
+ * across all threads, where this path spaces them over one thread's
+ * events only. A time here is therefore never later than Go's and
+ * differs from it by the number of events of other threads in such a
+ * pile: at most 1 ns on every trace of the test corpus, 14 ns on a
+ * 200 MB trace of Go 1.26 whose generations overlap by up to 22 ms
+ * (tests/scantest.sh checks 1 us). Ties in a goroutine's last events
+ * between threads are broken by time, then by M.
+ *
+ * It runs gtr_greedy_run instead, and says why in `info`, for v1
+ * traces, partial or lenient reads, anything that was lost, broken
+ * batches, and stop-the-world pauses that overlap. It does not check
+ * what Go's reader checks of the order of events between threads: a
+ * trace Go cannot put in order still gets an answer here.
  */
 #ifndef GTR_CORE_SCAN_H
 #define GTR_CORE_SCAN_H

@@ -1,66 +1,147 @@
 #!/usr/bin/env bash
 # tests/scantest.sh GTR TRACE...
 #
-# The parallel greedy path against the ordered one: for every trace,
-# `gtr greedy --json -n 20` with -j1, -j2 and -j3 must print exactly
-# what `gtr greedy --ordered --json -n 20` prints (the parallel path
-# runs the ordered one itself wherever it cannot vouch for its times;
-# `-v` says which ran, and the count of traces the parallel path
-# answered on its own is printed at the end). Also the text report,
-# once, at -j2.
+# The parallel greedy path against the ordered one. For every trace:
+#  - `gtr greedy --json -n 20` with -j1, -j2 and -j3 prints the same
+#    thing (the workers' share of the streams changes nothing);
+#  - against `gtr greedy --ordered --json -n 20`: the same slice and
+#    pause counts, events and GOMAXPROCS changes; the top slices matched
+#    by goroutine and start (within 1 us; two slices whose durations are
+#    within 2 us may swap ranks, and so leave or enter the top 20) with
+#    the same P, end state, reason, function, stacks and events before,
+#    the pauses matched by kind and start with the same waiters; and
+#    every time within 1 us. The parallel path reports each thread's own
+#    timestamps while Go's reader spaces events that share a nanosecond
+#    on different threads 1 ns apart: see core/scan.h. The largest
+#    difference seen is printed at the end;
+#  - every v2 trace read without loss (the ordered path says nothing on
+#    stderr) takes the parallel path (`-v` says which ran);
+#  - a trace the ordered path refuses is refused alike.
 set -uo pipefail
 gtr=$1
 shift
 out=${TMPDIR:-/tmp}/gtr-scantest.$$
 mkdir -p "$out"
 trap 'rm -rf "$out"' EXIT
-pass=0 fail=0 parallel=0
+pass=0 fail=0 parallel=0 v2=0 worst=0
+ok() { pass=$((pass + 1)); echo "ok   scan $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL scan $1"; }
+
+# [ordered, parallel] -> {bad: [what differs], max: largest time difference}
+cat >"$out/cmp.jq" <<'JQ'
+def abs: if . < 0 then -. else . end;
+def near(a; b): ((a // 0) - (b // 0)) | abs;
+def same($what; a; b): if a == b then empty else {bad: "\($what): \(a | tojson) vs \(b | tojson)"} end;
+def time($what; a; b): near(a; b) as $d
+	| if $d > 1000 then {bad: "\($what): \(a) vs \(b)"} else {d: $d} end;
+def slice($w; o; p):
+	same("\($w) p"; o.p; p.p), same("\($w) end_state"; o.end_state; p.end_state),
+	same("\($w) reason"; o.reason; p.reason), same("\($w) function"; o.function; p.function),
+	same("\($w) truncated"; o.truncated; p.truncated),
+	same("\($w) events"; [o.start_event, o.end_event]; [p.start_event, p.end_event]),
+	same("\($w) stacks"; [o.start_stack, o.end_stack]; [p.start_stack, p.end_stack]),
+	(if o.events_before == p.events_before then empty
+	 else {bad: "\($w) events_before: \(o.events_before | tojson) vs \(p.events_before | tojson)"} end),
+	time("\($w) start"; o.start_ns; p.start_ns), time("\($w) end"; o.end_ns; p.end_ns),
+	time("\($w) duration"; o.duration_ns; p.duration_ns);
+# Slices of list `ol` and `pl` matched by goroutine and start; one that
+# has no match must be within 2 us of the other list's shortest.
+def match($w; ol; pl):
+	(pl | to_entries[]) as {key: $i, value: $p}
+	| ([ol[] | select(.g == $p.g and near(.start_ns; $p.start_ns) <= 1000)] | first) as $o
+	| if $o == null then
+		(if (ol | length) == (pl | length) and near(ol[-1].duration_ns; $p.duration_ns) <= 2000 then empty
+		 else {bad: "\($w) #\($i + 1) G\($p.g) at \($p.start_ns): not in --ordered"} end)
+	  else {pair: [$o, $p]} end,
+	((ol | to_entries[]) as {key: $i, value: $o}
+	| if any(pl[]; .g == $o.g and near(.start_ns; $o.start_ns) <= 1000) then empty
+	  elif (ol | length) == (pl | length) and near(pl[-1].duration_ns; $o.duration_ns) <= 2000 then empty
+	  else {bad: "\($w) #\($i + 1) G\($o.g) at \($o.start_ns): not in the parallel path's"} end);
+def pause(o; p):
+	same("pause kind"; o.kind; p.kind), same("pause g, p"; [o.g, o.p]; [p.g, p.p]),
+	same("pause truncated"; o.truncated; p.truncated),
+	time("pause start"; o.start_ns; p.start_ns), time("pause end"; o.end_ns; p.end_ns),
+	time("pause duration"; o.duration_ns; p.duration_ns),
+	same("pause at \(o.start_ns) waiters"; [o.waited_for[].g] | sort; [p.waited_for[].g] | sort),
+	((o.waited_for[]) as $ow | (p.waited_for[] | select(.g == $ow.g)) as $pw
+	 | same("waiter G\($ow.g)"; $ow | del(.stopped_ns, .after_ns, .made_world_wait);
+		$pw | del(.stopped_ns, .after_ns, .made_world_wait)),
+	   time("waiter G\($ow.g) stopped"; $ow.stopped_ns; $pw.stopped_ns),
+	   time("waiter G\($ow.g) after"; $ow.after_ns; $pw.after_ns));
+.[0] as $o | .[1] as $p
+| [same("slices_total"; $o.slices_total; $p.slices_total),
+   same("events"; $o.trace.events; $p.trace.events),
+   time("span"; $o.trace.span_ns; $p.trace.span_ns),
+   same("gomaxprocs"; [$o.gomaxprocs.max, ($o.gomaxprocs.changes | length)];
+	[$p.gomaxprocs.max, ($p.gomaxprocs.changes | length)]),
+   ([$o.gomaxprocs.changes, $p.gomaxprocs.changes] | transpose[] | time("GOMAXPROCS change"; .[0].ts_ns; .[1].ts_ns)),
+   same("tmax_stw n, exact"; [$o.tmax_stw.n, $o.tmax_stw.exact]; [$p.tmax_stw.n, $p.tmax_stw.exact]),
+   time("tmax_stw"; $o.tmax_stw.ns; $p.tmax_stw.ns),
+   (match("tmax_stw slice"; $o.tmax_stw.slices; $p.tmax_stw.slices)
+    | if .pair then .pair as [$a, $b] | time("tmax_stw slice duration"; $a.duration_ns; $b.duration_ns)
+      else . end),
+   (match("slice"; $o.top; $p.top)
+    | if .pair then .pair as [$a, $b] | slice("slice G\($a.g) at \($a.start_ns)"; $a; $b) else . end),
+   same("pauses"; $o.stw.count; $p.stw.count),
+   time("pause p50"; $o.stw.p50_ns; $p.stw.p50_ns), time("pause p99"; $o.stw.p99_ns; $p.stw.p99_ns),
+   time("pause max"; $o.stw.max_ns; $p.stw.max_ns),
+   (($p.stw.top[]) as $pp
+    | ([$o.stw.top[] | select(.kind == $pp.kind and near(.start_ns; $pp.start_ns) <= 1000)] | first) as $op
+    | if $op == null then
+	(if near($o.stw.top[-1].duration_ns; $pp.duration_ns) <= 2000 then empty
+	 else {bad: "pause at \($pp.start_ns): not in --ordered"} end)
+      else pause($op; $pp) end)]
+| {bad: [.[] | .bad // empty], max: ([.[] | .d // empty] | max // 0)}
+JQ
 
 for f in "$@"; do
 	name=$(basename "$f")
 	if ! "$gtr" greedy --ordered --json -n 20 "$f" >"$out/ordered" 2>"$out/ordered.err"; then
-		# A trace the ordered path refuses must be refused alike.
 		for j in 1 2 3; do
 			if "$gtr" greedy -j"$j" --json -n 20 "$f" >/dev/null 2>"$out/err"; then
-				fail=$((fail + 1))
-				echo "FAIL scan $name -j$j: succeeds where --ordered fails"
-				continue
-			fi
-			if cmp -s "$out/err" "$out/ordered.err"; then
-				pass=$((pass + 1))
-				echo "ok   scan $name -j$j (refused alike)"
+				bad "$name -j$j: succeeds where --ordered fails"
+			elif cmp -s "$out/err" "$out/ordered.err"; then
+				ok "$name -j$j (refused alike)"
 			else
-				fail=$((fail + 1))
-				echo "FAIL scan $name -j$j: a different error"
+				bad "$name -j$j: a different error"
 				diff "$out/ordered.err" "$out/err" | head -4
 			fi
 		done
 		continue
 	fi
 	for j in 1 2 3; do
-		"$gtr" -v greedy -j"$j" --json -n 20 "$f" >"$out/par" 2>"$out/err"
-		path=$(sed -n 's/^gtr: greedy: //p' "$out/err")
-		if cmp -s "$out/ordered" "$out/par"; then
-			pass=$((pass + 1))
-			echo "ok   scan $name -j$j ($path)"
-			case $path in parallel*) [ "$j" = 2 ] && parallel=$((parallel + 1)) ;; esac
-		else
-			fail=$((fail + 1))
-			echo "FAIL scan $name -j$j ($path): differs from --ordered"
-			diff <(jq -S . "$out/ordered" 2>/dev/null) <(jq -S . "$out/par" 2>/dev/null) | head -10
-		fi
+		"$gtr" -v greedy -j"$j" --json -n 20 "$f" >"$out/par$j" 2>"$out/err$j"
 	done
-	"$gtr" greedy --ordered -n 20 "$f" >"$out/ordered.txt" 2>/dev/null
-	"$gtr" greedy -j2 -n 20 "$f" >"$out/par.txt" 2>/dev/null
-	if cmp -s "$out/ordered.txt" "$out/par.txt"; then
-		pass=$((pass + 1))
-		echo "ok   scan $name text"
+	path=$(sed -n 's/^gtr: greedy: //p' "$out/err2")
+	if cmp -s "$out/par1" "$out/par2" && cmp -s "$out/par1" "$out/par3"; then
+		ok "$name -j1 -j2 -j3 ($path)"
 	else
-		fail=$((fail + 1))
-		echo "FAIL scan $name text: differs from --ordered"
-		diff "$out/ordered.txt" "$out/par.txt" | head -6
+		bad "$name: -j1, -j2 and -j3 differ ($path)"
+		diff "$out/par1" "$out/par2" | head -4
+		diff "$out/par1" "$out/par3" | head -4
+	fi
+	if ! r=$(jq -c -s -f "$out/cmp.jq" "$out/ordered" "$out/par2"); then
+		bad "$name: unreadable JSON"
+		continue
+	fi
+	nbad=$(jq '.bad | length' <<<"$r")
+	d=$(jq '.max' <<<"$r")
+	[ "$d" -gt "$worst" ] && worst=$d
+	if [ "$nbad" -eq 0 ]; then
+		ok "$name against --ordered (times within $d ns)"
+	else
+		bad "$name against --ordered ($path): $nbad differences"
+		jq -r '.bad[]' <<<"$r" | head -6
+	fi
+	# Every v2 trace read without loss takes the parallel path.
+	if [ "$(jq -r .trace.format "$out/ordered")" = v2 ] && [ ! -s "$out/ordered.err" ]; then
+		v2=$((v2 + 1))
+		case $path in
+		parallel*) parallel=$((parallel + 1)); ok "$name takes the parallel path" ;;
+		*) bad "$name: the ordered path ran: $path" ;;
+		esac
 	fi
 done
-echo "scan: the parallel path answered $parallel of $# traces itself"
+echo "scan: the parallel path answered $parallel of $v2 v2 traces; largest time difference against --ordered: $worst ns"
 echo "scantest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
