@@ -478,6 +478,15 @@ static inline int uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 	return -1;
 }
 
+/* gtr_v2_ns, inlined: the walk converts every event's time. */
+static inline int64_t ns_of(double ns_per_tick, uint64_t ticks)
+{
+	double x = (double)ticks * ns_per_tick;
+	if (!(x < 9223372036854775808.0) || x < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
 /* Local time of the next event, which Go's reader read at `raw`. */
 static inline int64_t tick(mstate *st, int64_t raw)
 {
@@ -519,6 +528,10 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 		const gtr_v2_batch *bt = &ix->batches[b->b];
 		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
 		double npt = ix->gens[gen].ns_per_tick;
+		/* A whole ns_per_tick (Go 1.26 on Linux: 64) times a tick count
+		 * below 2^53 / it is exact in a double: the product is Go's. */
+		uint64_t whole = npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt ? (uint64_t)npt : 0;
+		uint64_t exact = whole ? (UINT64_C(1) << 53) / whole : 0;
 		int64_t clast = 0;
 		while (p < end) {
 			/* The batch cursor of v2.c, lean: no copies of the event. */
@@ -535,8 +548,9 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 							     "bad varint");
 			/* Go's batch cursor: a zero running time re-reads the base. */
 			if (clast == 0)
-				clast = gtr_v2_ns(npt, bt->time);
-			int64_t raw = (int64_t)((uint64_t)gtr_v2_ns(npt, v[0]) + (uint64_t)clast);
+				clast = ns_of(npt, bt->time);
+			uint64_t d = v[0] < exact ? v[0] * whole : (uint64_t)ns_of(npt, v[0]);
+			int64_t raw = (int64_t)(d + (uint64_t)clast);
 			clast = raw;
 			int64_t t = tick(st, raw);
 			emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
