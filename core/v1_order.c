@@ -1110,7 +1110,7 @@ int gtr_v1_order_next(void *p, gtr_event *ev, gtr_error *err)
 	local.batch = -1;
 	local.event = -1;
 	local.msg[0] = 0;
-	const gtr_v1_event *src;
+	const gtr_v1_event *src = NULL;
 	int rc = place_next(o, &src, &local);
 	if (rc > 0) {
 		rc = convert(o, src, ev);
