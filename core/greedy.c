@@ -365,7 +365,10 @@ static int on_event(run *r, const gtr_event *ev)
 		r->stw_depth = 1;
 		return stw_begin(r, ev);
 	}
-	if (type == r->ty_stw_end && r->ty_stw_end >= 0 && r->open_stw >= 0 && --r->stw_depth <= 0)
+	/* v2: the goroutine that stopped the world restarts it; the end of
+	 * a pause already given up as lost closes nothing. */
+	if (type == r->ty_stw_end && r->ty_stw_end >= 0 && r->open_stw >= 0 &&
+	    (r->v1 || ev->g == r->res->stw[r->open_stw].g) && --r->stw_depth <= 0)
 		stw_end(r, ev->ts, 0);
 	return 0;
 }
