@@ -196,14 +196,6 @@ static void end_slice(run *r, gstate *g, uint64_t ts, const gtr_event *ev, const
 	}
 }
 
-static int lookup_type(const gtr_spec *specs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (specs[i].name && strcmp(specs[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 static int stw_begin(run *r, const gtr_event *ev)
 {
 	gtr_greedy *res = r->res;
@@ -404,12 +396,10 @@ int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
-	size_t nspecs;
-	const gtr_spec *specs = gtr_trace_specs(t, &nspecs);
 	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_procs = lookup_type(specs, nspecs, r.v1 ? "Gomaxprocs" : "ProcsChange");
-	r.ty_stw_begin = lookup_type(specs, nspecs, r.v1 ? "GCSTWStart" : "STWBegin");
-	r.ty_stw_end = lookup_type(specs, nspecs, r.v1 ? "GCSTWDone" : "STWEnd");
+	r.ty_procs = gtr_trace_type(t, r.v1 ? "Gomaxprocs" : "ProcsChange");
+	r.ty_stw_begin = gtr_trace_type(t, r.v1 ? "GCSTWStart" : "STWBegin");
+	r.ty_stw_end = gtr_trace_type(t, r.v1 ? "GCSTWDone" : "STWEnd");
 
 	rc = gtr_reader_open(&rd, t, err);
 	if (rc < 0)

@@ -267,14 +267,6 @@ typedef struct srun {
 	int ty_sync, ty_assist_begin, ty_assist_end, ty_assist_active;
 } srun;
 
-static int lookup_type(const gtr_spec *specs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (specs[i].name && strcmp(specs[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 static gtr_gstats *g_find(srun *r, int64_t id, track **tk)
 {
 	uint64_t idx;
@@ -585,13 +577,11 @@ int gtr_stats_run(const gtr_trace *t, gtr_stats **out, gtr_error *err)
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
-	size_t nspecs;
-	const gtr_spec *specs = gtr_trace_specs(t, &nspecs);
 	int v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_sync = lookup_type(specs, nspecs, "Sync");
-	r.ty_assist_begin = lookup_type(specs, nspecs, v1 ? "GCMarkAssistStart" : "GCMarkAssistBegin");
-	r.ty_assist_end = lookup_type(specs, nspecs, v1 ? "GCMarkAssistDone" : "GCMarkAssistEnd");
-	r.ty_assist_active = v1 ? -1 : lookup_type(specs, nspecs, "GCMarkAssistActive");
+	r.ty_sync = gtr_trace_type(t, "Sync");
+	r.ty_assist_begin = gtr_trace_type(t, v1 ? "GCMarkAssistStart" : "GCMarkAssistBegin");
+	r.ty_assist_end = gtr_trace_type(t, v1 ? "GCMarkAssistDone" : "GCMarkAssistEnd");
+	r.ty_assist_active = v1 ? -1 : gtr_trace_type(t, "GCMarkAssistActive");
 
 	rc = gtr_reader_open(&rd, t, err);
 	if (rc < 0)

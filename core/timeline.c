@@ -33,16 +33,6 @@ typedef struct run {
 	int v1;
 } run;
 
-static int lookup_type(const gtr_trace *t, const char *name)
-{
-	size_t n;
-	const gtr_spec *specs = gtr_trace_specs(t, &n);
-	for (size_t i = 0; i < n; i++)
-		if (specs[i].name && strcmp(specs[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* Halves the resolution: bucket i now covers what 2i and 2i+1 did. */
 static void coarsen(run *r)
 {
@@ -240,9 +230,9 @@ int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_time
 		goto out;
 	}
 	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_gc_begin = lookup_type(t, r.v1 ? "GCStart" : "GCBegin");
-	r.ty_gc_end = lookup_type(t, r.v1 ? "GCDone" : "GCEnd");
-	r.ty_gc_active = r.v1 ? -1 : lookup_type(t, "GCActive");
+	r.ty_gc_begin = gtr_trace_type(t, r.v1 ? "GCStart" : "GCBegin");
+	r.ty_gc_end = gtr_trace_type(t, r.v1 ? "GCDone" : "GCEnd");
+	r.ty_gc_active = r.v1 ? -1 : gtr_trace_type(t, "GCActive");
 	/* Sized from the span the index saw; coarsened if events run past it. */
 	r.tl->bucket_ns = gtr_trace_get_info(t)->span_ns / nb + 1;
 

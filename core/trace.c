@@ -294,6 +294,14 @@ const gtr_spec *gtr_trace_specs(const gtr_trace *t, size_t *n)
 	return t->specs;
 }
 
+int gtr_trace_type(const gtr_trace *t, const char *name)
+{
+	for (size_t i = 0; i < t->nspecs; i++)
+		if (t->specs[i].name && strcmp(t->specs[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
 const uint8_t *gtr_trace_data(const gtr_trace *t)
 {
 	return t->data;

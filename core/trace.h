@@ -175,6 +175,9 @@ void gtr_trace_loss(const gtr_trace *t, gtr_loss *out);
 
 const gtr_trace_info *gtr_trace_get_info(const gtr_trace *t);
 const gtr_spec *gtr_trace_specs(const gtr_trace *t, size_t *n);
+
+/* The spec index of the event type named `name` in t's version, or -1. */
+int gtr_trace_type(const gtr_trace *t, const char *name);
 const uint8_t *gtr_trace_data(const gtr_trace *t);
 
 /* Resolves string `id` of table `table`. 0, or GTR_E_NOSTRING. */
