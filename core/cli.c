@@ -489,16 +489,10 @@ static int loss_status(const char *path, const gtr_trace *t, int lenient, int st
 	return st == EXIT_THRESHOLD ? st : EXIT_ERR;
 }
 
+/* Durations in one-line messages: ASCII, as thresholds are written. */
 static void fmt_ns(char *buf, size_t cap, uint64_t ns)
 {
-	if (ns < 1000)
-		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, cap, "%.1fus", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, cap, "%.3fms", (double)ns / 1e6);
-	else
-		snprintf(buf, cap, "%.3fs", (double)ns / 1e9);
+	gtr_fmt_dur(buf, cap, ns, "", "us");
 }
 
 /* Exit status 3, with one line saying why, when a limit is exceeded. */

@@ -27,16 +27,23 @@ void gtr_out_json_str(gtr_out *o, gtr_str s)
 	gtr_out_char(o, '"');
 }
 
-void gtr_out_dur(gtr_out *o, uint64_t ns)
+void gtr_fmt_dur(char *buf, size_t cap, uint64_t ns, const char *sep, const char *micro)
 {
 	if (ns < 1000)
-		gtr_out_printf(o, "%llu ns", (unsigned long long)ns);
+		snprintf(buf, cap, "%llu%sns", (unsigned long long)ns, sep);
 	else if (ns < 1000000)
-		gtr_out_printf(o, "%.1f \xc2\xb5s", (double)ns / 1e3);
+		snprintf(buf, cap, "%.1f%s%s", (double)ns / 1e3, sep, micro);
 	else if (ns < 1000000000)
-		gtr_out_printf(o, "%.3f ms", (double)ns / 1e6);
+		snprintf(buf, cap, "%.3f%sms", (double)ns / 1e6, sep);
 	else
-		gtr_out_printf(o, "%.3f s", (double)ns / 1e9);
+		snprintf(buf, cap, "%.3f%ss", (double)ns / 1e9, sep);
+}
+
+void gtr_out_dur(gtr_out *o, uint64_t ns)
+{
+	char buf[48];
+	gtr_fmt_dur(buf, sizeof buf, ns, " ", "\xc2\xb5s");
+	gtr_out_str(o, buf);
 }
 
 static void out_ms(gtr_out *o, uint64_t ns)

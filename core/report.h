@@ -40,6 +40,13 @@ void gtr_out_json_str(gtr_out *o, gtr_str s);
 /* Writes a duration for people: "950 ns", "120.5 µs", "7.486 ms", "1.234 s". */
 void gtr_out_dur(gtr_out *o, uint64_t ns);
 
+/*
+ * A duration in the unit that fits: "950ns", "120.5µs", "7.486ms",
+ * "1.234s". `sep` goes between number and unit ("" or " "); `micro` is
+ * the microsecond unit ("µs", or "us" where only ASCII will do).
+ */
+void gtr_fmt_dur(char *buf, size_t cap, uint64_t ns, const char *sep, const char *micro);
+
 /* Longest line gtr_loss_lines writes, its NUL included. */
 #define GTR_LOSS_LINE 640
 

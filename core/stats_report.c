@@ -128,14 +128,8 @@ static void cell_dur(char *buf, size_t cap, uint64_t ns)
 {
 	if (ns == 0)
 		snprintf(buf, cap, "-");
-	else if (ns < 1000)
-		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, cap, "%.1f\xc2\xb5s", (double)ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, cap, "%.3fms", (double)ns / 1e6);
 	else
-		snprintf(buf, cap, "%.3fs", (double)ns / 1e9);
+		gtr_fmt_dur(buf, cap, ns, "", "\xc2\xb5s");
 }
 
 /* Columns as printed on a terminal: UTF-8 continuation bytes take none. */
