@@ -82,4 +82,12 @@ int gtr_v2_reader_open(gtr_reader *r, gtr_error *err);
 int gtr_v2_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err);
 void gtr_v2_reader_free(gtr_reader *r);
 
+/*
+ * A tolerant read lets through an event that waits for what was lost
+ * (gtr_v1/v2 ordering) when it is stuck, or when the next event that can
+ * go is this much later: more than the skew between the clocks of
+ * threads that a real wait stays well within.
+ */
+#define GTR_FORCE_SLACK_NS 1000000
+
 #endif

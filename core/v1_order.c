@@ -527,9 +527,6 @@ static int drop_waiting(order *o, gtr_error *err)
 	return 0;
 }
 
-/* Skew between the clocks of Ps that a real wait stays well within. */
-#define FORCE_SLACK_NS 1000000
-
 /* Tolerant reads: is the earliest waiting event far behind the next ready one? */
 static int far_behind(order *o)
 {
@@ -541,7 +538,7 @@ static int far_behind(order *o)
 		return 0;
 	uint64_t next = gtr_v1_ns(o->x, o->procs[o->heap[0]].head.ticks);
 	uint64_t wait = gtr_v1_ns(o->x, o->procs[w].head.ticks);
-	return next > wait + FORCE_SLACK_NS;
+	return next > wait + GTR_FORCE_SLACK_NS;
 }
 
 /* The next event in merge order: 1, 0 at the end, or an error. */

@@ -511,15 +511,11 @@ static int install(v2_reader *r, size_t gi, gtr_v2_out *out, gtr_error *err)
 
 /* Offers the event of heap[i] to the state machine; on success moves
  * that cursor on. 1 advanced, 0 not yet, <0 error. */
-static int try_advance(v2_reader *r, size_t i, gtr_error *err)
+/* Moves heap[i]'s thread on to its next event, keeping the heap in
+ * order (the thread leaves it when it has none). 1, or an error. */
+static int step(v2_reader *r, size_t i, gtr_error *err)
 {
-	mcur *c = r->heap[i];
-	const gtr_v2_gen *g = &r->ix->gens[r->gen];
-	int rc = gtr_v2_order_advance(r->order, &c->ev, c->m, g->num, (uint32_t)r->gen, err);
-	if (rc <= 0)
-		return rc;
-	r->advanced++;
-	rc = mcur_next(r, c, err);
+	int rc = mcur_next(r, r->heap[i], err);
 	if (rc < 0)
 		return rc;
 	if (rc == 1) {
@@ -529,6 +525,17 @@ static int try_advance(v2_reader *r, size_t i, gtr_error *err)
 		heap_remove(r, i);
 	}
 	return 1;
+}
+
+static int try_advance(v2_reader *r, size_t i, gtr_error *err)
+{
+	mcur *c = r->heap[i];
+	const gtr_v2_gen *g = &r->ix->gens[r->gen];
+	int rc = gtr_v2_order_advance(r->order, &c->ev, c->m, g->num, (uint32_t)r->gen, err);
+	if (rc <= 0)
+		return rc;
+	r->advanced++;
+	return step(r, i, err);
 }
 
 /* Go checks every string and stack id an event names before handing it
@@ -636,20 +643,8 @@ static int drop(v2_reader *r, size_t i, int rc, gtr_error *scratch, gtr_error *e
 	gtr_loss_time(&r->loss->events, since_base(r, c->ev.time), since_base(r, c->ev.time));
 	gtr_error_clear(scratch);
 	r->dropped++;
-	int nrc = mcur_next(r, c, err);
-	if (nrc < 0)
-		return nrc;
-	if (nrc == 1) {
-		if (sift_up(r->heap, i) == i)
-			sift_down(r->heap, r->nheap, i);
-	} else {
-		heap_remove(r, i);
-	}
-	return 1;
+	return step(r, i, err);
 }
-
-/* Skew between the clocks of Ms that a real wait stays well within. */
-#define FORCE_SLACK_NS 1000000
 
 /*
  * A tolerant generation stuck on heap[0]: forces its event through and
@@ -675,14 +670,7 @@ static int force(v2_reader *r, gtr_error *scratch)
 		     (long long)c->m, (unsigned long long)g->num);
 	gtr_loss_time(&r->loss->forced, since_base(r, c->ev.time), since_base(r, c->ev.time));
 	r->advanced++;
-	rc = mcur_next(r, c, scratch);
-	if (rc < 0)
-		return rc;
-	if (rc == 1)
-		sift_down(r->heap, r->nheap, 0);
-	else
-		heap_remove(r, 0);
-	return 1;
+	return step(r, 0, scratch);
 }
 
 int gtr_v2_reader_open(gtr_reader *rd, gtr_error *err)
@@ -824,7 +812,7 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 				/* Tolerant: an event far behind the others waits for
 				 * what was lost; it is forced below, in its place in
 				 * time, rather than after everything else. */
-				if (aerr != err && r->heap[i]->ev.time > r->heap[0]->ev.time + FORCE_SLACK_NS)
+				if (aerr != err && r->heap[i]->ev.time > r->heap[0]->ev.time + GTR_FORCE_SLACK_NS)
 					break;
 				if ((rc = try_advance(r, i, aerr)) < 0)
 					break;
@@ -837,10 +825,9 @@ int gtr_v2_reader_next(gtr_reader *rd, gtr_event *ev, gtr_error *err)
 			if (rc == 0 && aerr != err) {
 				/* What the earliest event waits for was lost: let it
 				 * happen, so that what follows it is not lost too. */
-				if ((rc = force(r, aerr)) == 0 &&
-				    (rc = drop(r, 0, GTR_E_CORRUPT, aerr, err)) < 0)
-					break;
-				if (rc < 0)
+				if ((rc = force(r, aerr)) == 0)
+					rc = GTR_E_CORRUPT; /* contradicts the state even so */
+				if (rc < 0 && (rc = drop(r, 0, rc, aerr, err)) < 0)
 					break;
 				continue;
 			}
