@@ -6,9 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Slices kept for Tmax_stw: GOMAXPROCS above this makes it a lower bound. */
-#define EST_CAP 4096
-
 typedef struct gstate {
 	int64_t id;
 	uint8_t state;
@@ -388,7 +385,7 @@ int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *
 	run r = {.t = t, .err = err, .open_stw = -1};
 	r.res = calloc(1, sizeof *r.res);
 	r.gids = gtr_idmap_create();
-	r.capheap = top > EST_CAP ? top : EST_CAP;
+	r.capheap = top > GTR_GREEDY_KEEP ? top : GTR_GREEDY_KEEP;
 	r.heap = malloc(r.capheap * sizeof *r.heap);
 	gtr_reader *rd = NULL;
 	int rc = 0;

@@ -22,6 +22,10 @@
  * keeps the last time its goroutine was seen; a pause has no length. */
 #define GTR_END_LOST 2
 
+/* Slices kept for Tmax_stw (per worker on the parallel path): GOMAXPROCS
+ * above this makes it a lower bound. */
+#define GTR_GREEDY_KEEP 4096
+
 /* A stack as the trace refers to it: resolve with gtr_trace_stack. */
 typedef struct gtr_stackref {
 	uint32_t table;

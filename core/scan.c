@@ -50,8 +50,6 @@
 #include "v2.h"
 #include "vec.h"
 
-/* Slices kept per worker (as greedy.c's EST_CAP) */
-#define EST_CAP 4096
 /* How far two pauses on different Ms may seem to overlap. */
 #define STW_SKEW_NS 1000
 #define CHAIN_KEEP (GTR_CHAIN_LEN + 1)
@@ -1301,7 +1299,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		jobs = (unsigned)s.nstreams;
 	if (jobs == 0)
 		jobs = 1;
-	size_t capk = top > EST_CAP ? top : EST_CAP;
+	size_t capk = top > GTR_GREEDY_KEEP ? top : GTR_GREEDY_KEEP;
 	for (unsigned i = 0; i < jobs; i++) {
 		ws[i].s = &s;
 		ws[i].capheap = capk;
