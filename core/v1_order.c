@@ -146,7 +146,7 @@ typedef struct order {
 	ent gc; /* the GC's sequence, which GCStart events follow */
 	int started;
 	uint64_t checks, merged; /* readiness checks made, events merged */
-	uint64_t forced_off;     /* the last event let through by drop_waiting */
+	uint64_t forced_off;     /* the last event let through by release_waiting */
 
 	/* place */
 	gtr_v1_event m; /* merged event waiting for earlier out-of-band ones */
@@ -469,7 +469,7 @@ static int too_slow(order *o, gtr_error *err)
  * the goroutine's later events are not lost with it; it is recorded.
  * An event that still cannot go after that is dropped.
  */
-static int drop_waiting(order *o, gtr_error *err)
+static int release_waiting(order *o, gtr_error *err)
 {
 	/* The scan counts against the time budget, as readiness checks do. */
 	o->checks += o->nprocs;
@@ -493,15 +493,18 @@ static int drop_waiting(order *o, gtr_error *err)
 		}
 	}
 	o->nwaiting--;
+	/* Let through the first time; dropped if it is stuck again. */
+	int let = pr->head.off != o->forced_off;
+	gtr_loss_item *it = let ? &o->loss->forced : &o->loss->events;
 	uint64_t ns = gtr_v1_ns(o->x, pr->head.ticks);
-	if (pr->head.off != o->forced_off) {
+	gtr_loss_add(it, pr->head.off, 0,
+		     "%s at offset %llu (P %lld) waits for goroutine %llu, which never reaches the "
+		     "state it needs",
+		     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
+		     (long long)pr->cur.p, (unsigned long long)r.g);
+	gtr_loss_time(it, ns, ns);
+	if (let) {
 		o->forced_off = pr->head.off;
-		gtr_loss_add(&o->loss->forced, pr->head.off, 0,
-			     "%s at offset %llu (P %lld) waited for goroutine %llu, which never "
-			     "reached the state it needs",
-			     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
-			     (long long)pr->cur.p, (unsigned long long)r.g);
-		gtr_loss_time(&o->loss->forced, ns, ns);
 		if (!r.anyseq)
 			e->seq = r.seq;
 		e->status = r.status;
@@ -509,12 +512,6 @@ static int drop_waiting(order *o, gtr_error *err)
 		o->pend[o->npend++] = best;
 		return 0;
 	}
-	gtr_loss_add(&o->loss->events, pr->head.off, 0,
-		     "%s at offset %llu (P %lld) waits for goroutine %llu, which never reaches the "
-		     "state it needs",
-		     o->t->specs[pr->head.type].name, (unsigned long long)pr->head.off,
-		     (long long)pr->cur.p, (unsigned long long)r.g);
-	gtr_loss_time(&o->loss->events, ns, ns);
 	int rc = load_head(o, pr, best, err);
 	if (rc < 0)
 		return rc;
@@ -559,14 +556,14 @@ static int merge_next(order *o, gtr_v1_event *out, gtr_error *err)
 				return nomem(err);
 		}
 		if (!o->nheap && o->nwaiting && o->unstick) {
-			if ((rc = drop_waiting(o, err)) < 0)
+			if ((rc = release_waiting(o, err)) < 0)
 				return rc;
 			continue;
 		}
 		if (o->nheap && o->nwaiting && o->unstick && !o->v5 && far_behind(o)) {
 			/* What it waits for was lost: let it through in its place
 			 * in time, not after everything else. */
-			if ((rc = drop_waiting(o, err)) < 0)
+			if ((rc = release_waiting(o, err)) < 0)
 				return rc;
 			continue;
 		}
