@@ -38,150 +38,14 @@
  * changes (like the ordered path), K slices per worker, and the small
  * tracked set. Never per event or per goroutine.
  */
-#include "scan.h"
+#include "scan_impl.h"
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "v2.h"
 #include "vec.h"
-
-/* How far two pauses on different Ms may seem to overlap. */
-#define STW_SKEW_NS 1000
-#define CHAIN_KEEP (GTR_CHAIN_LEN + 1)
-
-/* One batch of an M stream. */
-typedef struct sbatch {
-	size_t b;     /* index into gtr_v2_index.batches */
-	uint32_t gen; /* its generation's index */
-} sbatch;
-
-typedef struct stream {
-	uint64_t m;
-	size_t first, n; /* into scan.sb */
-	uint64_t bytes;
-} stream;
-
-/* A stream's walk state; also what is recorded at each batch start. */
-typedef struct mstate {
-	int64_t g, p;     /* the goroutine and P the M holds, -1 none */
-	int64_t last;     /* local time of the previous event */
-	int64_t start;    /* the open slice: local start time */
-	int64_t slice_p;
-	uint32_t start_gen;
-	uint16_t start_ev;
-	uint8_t open;
-	uint8_t stw_open;
-	size_t stw;       /* the worker's pause this stream has open */
-} mstate;
-
-/* A slice as the workers keep it; strings and stacks stay ids. */
-typedef struct cslice {
-	int64_t start, end; /* local times */
-	int64_t g, p;
-	uint64_t reason, end_stack;
-	uint32_t gen;       /* table of reason and end_stack */
-	uint32_t stream;
-	uint16_t start_ev, end_ev;
-	uint8_t end_state, truncated;
-} cslice;
-
-typedef struct cstw {
-	int64_t start, end;
-	int64_t g, p;
-	uint64_t kind;
-	uint32_t gen, stream;
-	uint8_t truncated, open;
-} cstw;
-
-typedef struct cprocs {
-	int64_t ts;
-	uint64_t procs;
-	uint32_t gen, stream;
-} cprocs;
-
-/* A goroutine whose history pass 2 fetches, up to `start`. */
-typedef struct track {
-	int64_t g;
-	int64_t start;   /* local time of the slice start (or of the pause) */
-	uint32_t stream; /* where that event is */
-	uint8_t at_start_undet; /* the start event itself sets the resume stack */
-} track;
-
-/* What one worker found of one track. */
-typedef struct hist {
-	struct {
-		int64_t t;
-		uint32_t stream;
-		uint16_t type;
-	} chain[CHAIN_KEEP];  /* ring, the latest first after sorting */
-	uint8_t nchain;
-	int64_t create_t;     /* -1: none */
-	gtr_stackref create;
-	int64_t resume_t;     /* -1: none */
-	int resume_kind;      /* 0 stack, 1 create */
-	gtr_stackref resume;
-} hist;
-
-typedef struct scan scan;
-
-typedef struct worker {
-	scan *s;
-	pthread_t th;
-	int started;
-	int rc;
-	gtr_error err;
-	cslice *heap;
-	size_t nheap, capheap;
-	cslice *trunc;
-	size_t ntrunc, captrunc;
-	cstw *stw;
-	size_t nstw, capstw;
-	cprocs *procs;
-	size_t nprocs, capprocs;
-	uint64_t events, nslices, orphan_ends;
-	int64_t *genmax;      /* per generation: the largest local time */
-	int64_t maxlocal;
-	hist *hs;             /* pass 2: per track */
-} worker;
-
-struct scan {
-	const gtr_trace *t;
-	const gtr_v2_index *ix;
-	size_t top;
-	sbatch *sb;
-	size_t nsb;
-	stream *streams;
-	size_t nstreams;
-	size_t *order;        /* streams, largest first */
-	mstate *snaps;        /* per sb entry: the state before its first event */
-	int64_t *gensync;     /* per generation: the local time of its Sync */
-	int64_t *genend;      /* per generation: the time of its last event */
-	uint32_t *gen_of;     /* per gtr_v2_index.ms entry: its generation */
-	/* The pre-pass, per ms entry then per CPU batch (see chain_gens). */
-	size_t *cpub;         /* the CPU-sample batches */
-	size_t ncpub;
-	uint64_t *endn;       /* ticks of the last batch; samples of a CPU batch */
-	int64_t *endpeak;     /* its last event's time, timed from far back */
-	atomic_size_t next;   /* work queue */
-	/* Progress: event bytes walked by both passes, told by the calling
-	 * thread only (the callback need not be thread-safe then). */
-	atomic_uint_fast64_t done;
-	uint64_t total, told;
-	int pass;
-	/* pass 2 */
-	int64_t tlast;        /* the latest local time any track needs */
-	track *tracks;
-	size_t ntracks;
-	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
-	size_t *tidx;
-	size_t tcap;
-	struct worker *ws0;   /* the calling thread's worker */
-};
 
 /* ---- heaps and orders ---- */
 
@@ -236,27 +100,6 @@ static void heap_push(worker *w, const cslice *s)
 
 /* ---- the walk ---- */
 
-enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS };
-
-/* What a waiter walk is looking for, and finds. */
-typedef struct wseek {
-	int64_t ts, te;   /* the pause, local times */
-	int passed;       /* the walk has gone past ts */
-	int found;        /* a slice was open at ts */
-	int done;
-	cslice sl;        /* that slice; end set when it stopped before te */
-	int stopped;
-} wseek;
-
-typedef struct walk {
-	scan *s;
-	worker *w;
-	uint32_t si;      /* stream index */
-	int mode;
-	mstate st;
-	uint32_t gen;
-	wseek *seek;
-} walk;
 
 /* Track lookup: the first track of goroutine g, or -1. */
 static ptrdiff_t track_find(const scan *s, int64_t g)
@@ -272,7 +115,6 @@ static ptrdiff_t track_find(const scan *s, int64_t g)
 	}
 }
 
-enum { R_NONE, R_STACK, R_CREATE, R_UNDET };
 
 /*
  * Pass 2: event `type` at local time t involves goroutine g (as ev->g or
@@ -294,7 +136,7 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 			h->create_t = t;
 			h->create = (gtr_stackref){k->gen, cstack};
 		}
-		if (resume && (before || (at && resume == R_UNDET)) && t >= h->resume_t) {
+		if (resume && (before || (at && tr->at_start_resume)) && t >= h->resume_t) {
 			if (resume == R_CREATE) {
 				h->resume_t = t;
 				h->resume_kind = 1;
@@ -324,24 +166,8 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 	}
 }
 
-/*
- * One emitted event (Go's reader may make several of one wire event):
- * its local time, the context goroutine, and at most one goroutine
- * transition (from, to, id, stack of the transition), which is all the
- * greedy analysis looks at.
- */
-typedef struct emit {
-	uint16_t type;
-	int64_t evg;       /* the context goroutine, -1 none */
-	uint64_t stack;    /* the event's own stack */
-	int has_tr;
-	uint8_t from, to;
-	int64_t id;
-	uint64_t tr_stack;
-	uint64_t reason;
-} emit;
 
-static int nomem(gtr_error *err)
+int scan_nomem(gtr_error *err)
 {
 	return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 }
@@ -379,10 +205,10 @@ static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 }
 
 /* Applies one emitted event at local time t. */
-static int apply(walk *k, int64_t t, const emit *e)
+int scan_apply(walk *k, int64_t t, const emit *e)
 {
 	mstate *st = &k->st;
-	if (k->mode == MODE_PASS2) {
+	if (k->mode == MODE_PASS2 && !e->quiet) {
 		int resume = R_NONE;
 		uint64_t rstack = 0;
 		if (e->has_tr) {
@@ -452,32 +278,6 @@ static int add_stw(walk *k, int64_t t, uint64_t kind)
 	return 0;
 }
 
-/* A uvarint as Go reads it: at most 10 bytes, the 10th at most 1. */
-static inline int uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *p = *pp;
-	if (p < end && p[0] < 0x80) {
-		*v = p[0];
-		*pp = p + 1;
-		return 0;
-	}
-	uint64_t x = 0;
-	for (unsigned i = 0, sh = 0; i < 10; i++, sh += 7) {
-		if (p >= end)
-			return -1;
-		uint8_t b = *p++;
-		if (i == 9 && b > 1)
-			return -1;
-		x |= (uint64_t)(b & 0x7f) << sh;
-		if (b < 0x80) {
-			*v = x;
-			*pp = p;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /* gtr_v2_ns, inlined: the walk converts every event's time. */
 static inline int64_t ns_of(double ns_per_tick, uint64_t ticks)
 {
@@ -487,26 +287,29 @@ static inline int64_t ns_of(double ns_per_tick, uint64_t ticks)
 	return (int64_t)x;
 }
 
-/* Local time of the next event, which Go's reader read at `raw`. */
-static inline int64_t tick(mstate *st, int64_t raw)
-{
-	int64_t t = raw > st->last ? raw : st->last + 1;
-	st->last = t;
-	return t;
-}
-
 /*
  * Walks stream si from its batch position `from` with state k->st, to
  * its end (or, for a waiter walk, until the question is answered).
  */
-static int walk_stream(walk *k, size_t from, gtr_error *err)
+void scan_progress(walk *k, uint64_t bytes)
+{
+	scan *s = k->s;
+	if (k->mode == MODE_WAITER)
+		return;
+	uint64_t d = atomic_fetch_add_explicit(&s->done, bytes, memory_order_relaxed) + bytes;
+	if (k->w == s->ws0 && s->t->progress && d >= s->told + s->t->progress_step && d < s->total) {
+		s->told = d;
+		s->t->progress(s->t->progress_ctx, GTR_PHASE_DECODE, d, s->total);
+	}
+}
+
+static int walk_v2(walk *k, size_t from, gtr_error *err)
 {
 	scan *s = k->s;
 	const stream *sm = &s->streams[k->si];
 	const gtr_v2_index *ix = s->ix;
 	mstate *st = &k->st;
 	worker *w = k->w;
-	int tell = k->mode != MODE_WAITER && w == w->s->ws0 && s->t->progress;
 	uint32_t gen = UINT32_MAX;
 	if (from > 0)
 		gen = s->sb[sm->first + from - 1].gen;
@@ -543,7 +346,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				return gtr_error_set(err, GTR_E_CORRUPT, (uint64_t)(p - 1 - s->t->data),
 						     "unexpected event type %u", type);
 			for (unsigned j = 0; j < l->wire_args; j++)
-				if (uvar(&p, end, &v[j]) < 0)
+				if (scan_uvar(&p, end, &v[j]) < 0)
 					return gtr_error_set(err, GTR_E_VARINT, (uint64_t)(p - s->t->data),
 							     "bad varint");
 			/* Go's batch cursor: a zero running time re-reads the base. */
@@ -552,7 +355,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 			uint64_t d = v[0] < exact ? v[0] * whole : (uint64_t)ns_of(npt, v[0]);
 			int64_t raw = (int64_t)(d + (uint64_t)clast);
 			clast = raw;
-			int64_t t = tick(st, raw);
+			int64_t t = scan_tick(st, raw);
 			emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
 			const uint64_t *a = v + 1;
 			if (k->mode == MODE_PASS1)
@@ -561,20 +364,20 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 			case GTR_V2_EV_PROC_STATUS:
 				if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
 					st->p = (int64_t)a[0];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_START:
 				st->p = (int64_t)a[0];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_STOP:
 				st->p = -1;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_STEAL:
 				if (a[2] == sm->m && st->p == (int64_t)a[0])
 					st->p = -1;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_STATUS:
 			case GTR_V2_EV_GO_STATUS_STACK: {
@@ -589,7 +392,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
 				if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
 					e.evg = e.id; /* reported on the M it is on */
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				if (status == GTR_V2_GO_RUNNING ||
 				    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
 					st->g = e.id;
@@ -603,14 +406,14 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.from = GTR_GS_NOTEXIST;
 				e.to = type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
 				e.tr_stack = a[1];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_CREATE_SYSCALL:
 				e.has_tr = 1;
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_NOTEXIST;
 				e.to = GTR_GS_SYSCALL;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				st->g = e.id;
 				break;
 			case GTR_V2_EV_GO_START:
@@ -618,7 +421,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_RUNNABLE;
 				e.to = GTR_GS_RUNNING;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				st->g = e.id;
 				break;
 			case GTR_V2_EV_GO_DESTROY:
@@ -635,7 +438,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 					e.reason = a[0];
 					e.stack = a[1];
 				}
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_GO_UNBLOCK:
@@ -644,7 +447,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_WAITING;
 				e.to = GTR_GS_RUNNABLE;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SWITCH:
 			case GTR_V2_EV_GO_SWITCH_DESTROY: {
@@ -655,7 +458,7 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.id = ng;
 				e.from = GTR_GS_WAITING;
 				e.to = GTR_GS_RUNNABLE;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
 				if (type == GTR_V2_EV_GO_SWITCH) {
 					b2.type = GTR_V2_EV_GO_BLOCK;
@@ -664,11 +467,11 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 					b2.type = GTR_V2_EV_GO_DESTROY;
 					b2.to = GTR_GS_NOTEXIST;
 				}
-				apply(k, tick(st, raw), &b2);
+				scan_apply(k, scan_tick(st, raw), &b2);
 				emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
 					   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
 				st->g = -1;
-				apply(k, tick(st, raw), &s3);
+				scan_apply(k, scan_tick(st, raw), &s3);
 				st->g = ng;
 				if (k->mode == MODE_PASS1)
 					w->events += 2;
@@ -681,29 +484,29 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.from = GTR_GS_RUNNING;
 				e.to = GTR_GS_SYSCALL;
 				e.tr_stack = a[1];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END:
 				e.has_tr = 1;
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_RUNNING;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
 				e.has_tr = 1;
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_RUNNABLE;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_GO_DESTROY_SYSCALL:
 				if (st->p != -1) {
 					/* Go's reader adds a ProcSteal of the P first. */
 					emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
-					apply(k, t, &ps);
-					t = tick(st, raw);
+					scan_apply(k, t, &ps);
+					t = scan_tick(st, raw);
 					st->p = -1;
 					if (k->mode == MODE_PASS1)
 						w->events++;
@@ -712,17 +515,17 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_NOTEXIST;
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_STW_BEGIN:
 				e.stack = a[1];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				if (k->mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
-					return nomem(err);
+					return scan_nomem(err);
 				break;
 			case GTR_V2_EV_STW_END:
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				if (k->mode == MODE_PASS1) {
 					if (st->stw_open) {
 						w->stw[st->stw].end = t;
@@ -735,29 +538,22 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 				break;
 			case GTR_V2_EV_PROCS_CHANGE:
 				e.stack = a[1];
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				if (k->mode == MODE_PASS1) {
 					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
 						     sizeof *w->procs) < 0)
-						return nomem(err);
+						return scan_nomem(err);
 					w->procs[w->nprocs++] = (cprocs){t, a[0], gen, k->si};
 				}
 				break;
 			default:
-				apply(k, t, &e);
+				scan_apply(k, t, &e);
 				break;
 			}
 			if (k->mode == MODE_WAITER && k->seek->done)
 				return 0;
 		}
-		if (k->mode != MODE_WAITER) {
-			uint64_t d = atomic_fetch_add_explicit(&s->done, bt->len, memory_order_relaxed) +
-				     bt->len;
-			if (tell && d >= s->told + s->t->progress_step && d < s->total) {
-				s->told = d;
-				s->t->progress(s->t->progress_ctx, GTR_PHASE_DECODE, d, s->total);
-			}
-		}
+		scan_progress(k, bt->len);
 		if (k->mode == MODE_PASS1) {
 			if (st->last > w->genmax[gen])
 				w->genmax[gen] = st->last;
@@ -766,6 +562,11 @@ static int walk_stream(walk *k, size_t from, gtr_error *err)
 		}
 	}
 	return 0;
+}
+
+static int walk_stream(walk *k, size_t from, gtr_error *err)
+{
+	return k->s->v1 ? scan_v1_walk(k, from, err) : walk_v2(k, from, err);
 }
 
 static void mstate_init(mstate *st)
@@ -805,7 +606,7 @@ static void *work(void *arg)
 		if (s->pass == MODE_PASS1) {
 			if (k.st.open) {
 				if (gtr_grow(&w->trunc, &w->captrunc, w->ntrunc + 1, sizeof *w->trunc) < 0) {
-					w->rc = nomem(&w->err);
+					w->rc = scan_nomem(&w->err);
 					break;
 				}
 				w->trunc[w->ntrunc++] = (cslice){.start = k.st.start, .g = k.st.g,
@@ -1053,14 +854,16 @@ static int give_up(gtr_scan_info *info, const char *why)
 static int can_scan(const gtr_trace *t, gtr_scan_info *info)
 {
 	const gtr_trace_info *ti = gtr_trace_get_info(t);
-	if (ti->family != GTR_FAMILY_V2)
-		return !give_up(info, "a v1 trace");
+	if (ti->family == GTR_FAMILY_V1 && ti->version == 5)
+		return !give_up(info, "a go 1.5 trace (ordered by sequence numbers, not time)");
 	if (t->flags & GTR_OPEN_LENIENT)
 		return !give_up(info, "a lenient read");
 	gtr_loss l;
 	gtr_trace_loss(t, &l);
 	if (gtr_loss_any(&l))
 		return !give_up(info, "part of the trace was lost");
+	if (ti->family == GTR_FAMILY_V1)
+		return 1;
 	const gtr_v2_index *ix = gtr_v2_idx(t);
 	for (size_t g = 0; g < ix->ngens; g++)
 		if (ix->gens[g].partial || ix->gens[g].tolerant)
@@ -1119,7 +922,9 @@ typedef struct pwait {
 static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error *err)
 {
 	for (uint32_t si = 0; si < s->nstreams; si++) {
-		if (si == p->stream)
+		/* v2: the M that stopped the world runs the pause. (v1: the
+		 * goroutine that stopped it runs on; Go counts it.) */
+		if (si == p->stream && !s->v1)
 			continue;
 		const stream *sm = &s->streams[si];
 		if (!sm->n)
@@ -1136,7 +941,7 @@ static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error
 		if (!q.found || !q.stopped || q.sl.g == p->g)
 			continue;
 		if (gtr_grow(&pw->w, &pw->cap, pw->n + 1, sizeof *pw->w) < 0)
-			return nomem(err);
+			return scan_nomem(err);
 		pw->w[pw->n++] = q.sl;
 	}
 	return 0;
@@ -1160,11 +965,11 @@ static int cmp_stw_dur(const void *a, const void *b, void *ctx)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si, int undet)
+static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si, int at_start)
 {
 	if (gtr_grow(&s->tracks, cap, s->ntracks + 1, sizeof *s->tracks) < 0)
 		return GTR_E_NOMEM;
-	s->tracks[s->ntracks++] = (track){g, start, si, (uint8_t)undet};
+	s->tracks[s->ntracks++] = (track){g, start, si, (uint8_t)at_start};
 	return 0;
 }
 
@@ -1208,6 +1013,15 @@ static size_t track_of(const scan *s, int64_t g, int64_t start)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* A slice's reason: a string of the trace (v2) or the event's (v1). */
+static void scan_reason(const scan *s, uint32_t gen, uint64_t reason, gtr_str *out)
+{
+	if (s->v1)
+		*out = gtr_v1_block_reason((unsigned)reason);
+	else if (reason)
+		gtr_trace_string(s->t, gen, reason, out);
 }
 
 typedef struct merged_hist {
@@ -1278,8 +1092,15 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	}
 	if (jobs > 256)
 		jobs = 256;
-	scan s = {.t = t, .ix = gtr_v2_idx(t), .top = top};
+	scan s = {.t = t, .top = top, .gomax_t = INT64_MIN};
+	s.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	if (s.v1)
+		s.x1 = t->impl;
+	else
+		s.ix = gtr_v2_idx(t);
 	const gtr_v2_index *ix = s.ix;
+	/* v1 has no generations: one table of strings and stacks. */
+	size_t ngens = s.v1 ? 1 : ix->ngens;
 	worker *ws = calloc(jobs, sizeof *ws);
 	gtr_greedy *res = calloc(1, sizeof *res);
 	cslice *all = NULL;
@@ -1288,8 +1109,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	pwait *pw = NULL;
 	size_t npw = 0, *byd = NULL;
 	int rc = 0, fallback = 0;
-	if (!ws || !res || build_streams(&s) < 0) {
-		rc = nomem(err);
+	if (!ws || !res || (s.v1 ? scan_v1_streams(&s) : build_streams(&s)) < 0) {
+		rc = scan_nomem(err);
 		goto out;
 	}
 	s.ws0 = &ws[0];
@@ -1304,23 +1125,26 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		ws[i].s = &s;
 		ws[i].capheap = capk;
 		ws[i].heap = malloc(capk * sizeof *ws[i].heap);
-		ws[i].genmax = malloc((ix->ngens + 1) * sizeof *ws[i].genmax);
+		ws[i].genmax = malloc((ngens + 1) * sizeof *ws[i].genmax);
 		ws[i].maxlocal = INT64_MIN;
+		ws[i].gomax_t = INT64_MAX;
+		ws[i].gomax_si = UINT32_MAX;
 		gtr_error_clear(&ws[i].err);
 		if (!ws[i].heap || !ws[i].genmax) {
-			rc = nomem(err);
+			rc = scan_nomem(err);
 			goto out;
 		}
-		for (size_t g = 0; g <= ix->ngens; g++)
+		for (size_t g = 0; g <= ngens; g++)
 			ws[i].genmax[g] = INT64_MIN;
 	}
 
 	/* ---- the generations' ends ---- */
-	if (run_pass(&s, ws, jobs, MODE_ENDS, err) < 0) {
+	if (!s.v1 && run_pass(&s, ws, jobs, MODE_ENDS, err) < 0) {
 		fallback = give_up(info, "an error in a generation's last batch");
 		goto out;
 	}
-	chain_gens(&s);
+	if (!s.v1)
+		chain_gens(&s);
 
 	/* ---- pass 1 ---- */
 	if ((rc = run_pass(&s, ws, jobs, MODE_PASS1, err)) < 0) {
@@ -1330,13 +1154,14 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		goto out;
 	}
 
-	/* The trace's end: its latest event, then the closing Sync. */
-	int64_t base = s.gensync[0] > 0 ? s.gensync[0] : 1;
-	if (ix->ngens == 0) {
+	/* The trace's end: its latest event, then (v2) the closing Sync.
+	 * v1 times count from the first event already. */
+	if (!s.v1 && ix->ngens == 0) {
 		fallback = give_up(info, "no generation");
 		goto out;
 	}
-	int64_t maxlocal = s.genend[ix->ngens - 1];
+	int64_t base = s.v1 ? 0 : s.gensync[0] > 0 ? s.gensync[0] : 1;
+	int64_t maxlocal = s.v1 ? scan_v1_last_sample(&s) : s.genend[ix->ngens - 1];
 	uint64_t events = 0, nslices = 0, orphans = 0;
 	size_t nall = 0, nstw = 0, nprocs = 0;
 	for (unsigned i = 0; i < jobs; i++) {
@@ -1349,15 +1174,20 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		nall += w->nheap + w->ntrunc;
 		nstw += w->nstw;
 		nprocs += w->nprocs;
+		if (w->gomax_t < s.gomax_t || s.gomax_t == INT64_MIN ||
+		    (w->gomax_t == s.gomax_t && w->gomax_si < s.gomax_si)) {
+			s.gomax_t = w->gomax_t;
+			s.gomax_si = w->gomax_si;
+		}
 	}
 	/* The closing Sync is one past the last event (a generation's own
 	 * Sync or a CPU sample may be the last). */
-	int64_t end_local = maxlocal + 1;
+	int64_t end_local = s.v1 ? maxlocal : maxlocal + 1;
 	all = malloc((nall ? nall : 1) * sizeof *all);
 	stw = malloc((nstw ? nstw : 1) * sizeof *stw);
 	procs = malloc((nprocs ? nprocs : 1) * sizeof *procs);
 	if (!all || !stw || !procs) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	nall = nstw = nprocs = 0;
@@ -1370,7 +1200,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		for (size_t j = 0; j < w->ntrunc; j++) {
 			cslice c = w->trunc[j];
 			c.end = end_local;
-			c.gen = (uint32_t)(ix->ngens - 1);
+			c.gen = (uint32_t)(ngens - 1);
 			all[nall++] = c;
 		}
 		if (w->nstw)
@@ -1383,6 +1213,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	qsort(all, nall, sizeof *all, cslice_qsort);
 	if (nall > capk)
 		nall = capk;
+	if (s.v1)
+		scan_v1_pauses(&s, stw, &nstw);
 	qsort(stw, nstw, sizeof *stw, cmp_cstw_start);
 	qsort(procs, nprocs, sizeof *procs, cmp_procs);
 	for (size_t i = 0; i < nstw; i++) {
@@ -1403,10 +1235,14 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		goto out;
 	}
 
-	res->events = events + ix->ngens + 1;
-	/* CPU samples are events of the ordered stream too. */
-	for (size_t j = 0; j < s.ncpub; j++)
-		res->events += s.endn[ix->nms + j];
+	/* CPU samples (and v2's Syncs) are events of the ordered stream too. */
+	if (s.v1) {
+		res->events = events + s.x1->count[GTR_V1_CPUSAMPLE];
+	} else {
+		res->events = events + ix->ngens + 1;
+		for (size_t j = 0; j < s.ncpub; j++)
+			res->events += s.endn[ix->nms + j];
+	}
 	res->nslices = (size_t)nslices;
 	res->first_ts = 0;
 	res->last_ts = (uint64_t)(end_local - base);
@@ -1423,7 +1259,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	/* Pauses by length: the printed ones (and those as long) get waiters. */
 	byd = malloc((nstw ? nstw : 1) * sizeof *byd);
 	if (!byd) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nstw; i++)
@@ -1439,7 +1275,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	}
 	pw = calloc(nshow ? nshow : 1, sizeof *pw);
 	if (!pw) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	npw = nshow;
@@ -1456,20 +1292,22 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	size_t tcap = 0;
 	s.tlast = INT64_MIN;
 	for (size_t i = 0; i < cut; i++) {
-		int undet = all[i].start_ev == GTR_V2_EV_GO_STATUS_STACK;
-		if (add_track(&s, &tcap, all[i].g, all[i].start, all[i].stream, undet) < 0) {
-			rc = nomem(err);
+		/* The event that started it set the stack it resumed at. */
+		int at = s.v1 ? all[i].start_ev == GTR_V1_GOSYSCALL
+			      : all[i].start_ev == GTR_V2_EV_GO_STATUS_STACK;
+		if (add_track(&s, &tcap, all[i].g, all[i].start, all[i].stream, at) < 0) {
+			rc = scan_nomem(err);
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < npw; i++)
 		for (size_t j = 0; j < pw[i].n; j++)
 			if (add_track(&s, &tcap, pw[i].w[j].g, stw[pw[i].stw].start, UINT32_MAX, 0) < 0) {
-				rc = nomem(err);
+				rc = scan_nomem(err);
 				goto out;
 			}
 	if (index_tracks(&s) < 0) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < s.ntracks; i++)
@@ -1478,13 +1316,14 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	for (unsigned i = 0; i < jobs; i++) {
 		ws[i].hs = calloc(s.ntracks ? s.ntracks : 1, sizeof *ws[i].hs);
 		if (!ws[i].hs) {
-			rc = nomem(err);
+			rc = scan_nomem(err);
 			goto out;
 		}
 		for (size_t j = 0; j < s.ntracks; j++)
 			ws[i].hs[j].create_t = ws[i].hs[j].resume_t = -1;
 	}
-	if ((rc = run_pass(&s, ws, jobs, MODE_PASS2, err)) < 0) {
+	if ((rc = run_pass(&s, ws, jobs, MODE_PASS2, err)) < 0 ||
+	    (s.v1 && (rc = scan_v1_samples(&s, &ws[0], err)) < 0)) {
 		rc = 0;
 		fallback = give_up(info, "an error in pass 2");
 		goto out;
@@ -1499,7 +1338,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		nw += pw[i].n;
 	res->waiters = malloc((nw ? nw : 1) * sizeof *res->waiters);
 	if (!res->top || !res->est || !res->stw || !res->procs || !res->waiters) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < cut; i++) {
@@ -1512,8 +1351,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		sl.p = c->p;
 		sl.end_state = c->end_state;
 		sl.truncated = c->truncated;
-		if (c->reason)
-			gtr_trace_string(t, c->gen, c->reason, &sl.reason);
+		scan_reason(&s, c->gen, c->reason, &sl.reason);
 		sl.start_ev = c->start_ev;
 		sl.end_ev = c->end_ev;
 		if (c->end_stack)
@@ -1537,7 +1375,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	/* Pauses in time order; waiters, for the printed ones, by when they stopped. */
 	size_t *pwof = malloc((nstw ? nstw : 1) * sizeof *pwof);
 	if (!pwof) {
-		rc = nomem(err);
+		rc = scan_nomem(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nstw; i++)
@@ -1550,7 +1388,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		memset(o, 0, sizeof *o);
 		o->start = (uint64_t)(c->start - base);
 		o->end = (uint64_t)(c->end - base);
-		if (c->kind)
+		if (s.v1)
+			o->kind = c->kind == 0   ? GTR_STR("GC")
+				  : c->kind == 1 ? GTR_STR("GC mark termination")
+						 : GTR_STR("GC sweep termination");
+		else if (c->kind)
 			gtr_trace_string(t, c->gen, c->kind, &o->kind);
 		o->g = c->g;
 		o->p = c->p;
@@ -1571,8 +1413,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 			wo->stopped = (uint64_t)(ww->end - base);
 			if (ww->end_stack)
 				wo->stack = (gtr_stackref){ww->gen, ww->end_stack};
-			if (ww->reason)
-				gtr_trace_string(t, ww->gen, ww->reason, &wo->reason);
+			scan_reason(&s, ww->gen, ww->reason, &wo->reason);
 			wo->end_state = ww->end_state;
 			merged_hist mh;
 			merge_hist(&s, ws, jobs, track_of(&s, ww->g, c->start), &mh);

@@ -2,9 +2,10 @@
  * core/scan.h: `gtr greedy` without Go's global event order.
  *
  * gtr_scan_greedy computes what gtr_greedy_run computes, but its workers
- * walk whole per-thread event streams (v2: every batch of one M, across
- * generations, in order) with per-stream state only: a slice opens and
- * closes on the M that runs it, so it needs nothing of the other Ms. A
+ * walk whole event streams (v2: every batch of one M, across
+ * generations, in order; v1: every batch of one P, see scan_v1.c) with
+ * per-stream state only: a slice opens and closes on the M (v1: the P)
+ * that runs it, so it needs nothing of the others. A
  * second parallel pass fetches what needs a goroutine's history (its
  * creation stack, the stack it resumed at, its last events) for the few
  * goroutines that get printed.
@@ -24,11 +25,12 @@
  * (tests/scantest.sh checks 1 us). Ties in a goroutine's last events
  * between threads are broken by time, then by M.
  *
- * It runs gtr_greedy_run instead, and says why in `info`, for v1
- * traces, partial or lenient reads, anything that was lost, broken
- * batches, and stop-the-world pauses that overlap. It does not check
- * what Go's reader checks of the order of events between threads: a
- * trace Go cannot put in order still gets an answer here.
+ * It runs gtr_greedy_run instead, and says why in `info`, for go 1.5
+ * traces (ordered by sequence numbers), partial or lenient reads,
+ * anything that was lost, broken batches, and stop-the-world pauses
+ * that overlap. It does not check what Go's reader checks of the order
+ * of events between threads, nor (v1) that the stacks events name
+ * exist: a trace Go refuses for that still gets an answer here.
  */
 #ifndef GTR_CORE_SCAN_H
 #define GTR_CORE_SCAN_H

@@ -176,6 +176,44 @@ typedef struct gtr_v1_cursor {
 	gtr_loss *loss; /* a tolerant read counts missing references here; may be NULL */
 } gtr_v1_cursor;
 
+/*
+ * Which goroutine a timed event of type `typ` belongs to, as Go's
+ * parsers decide it, given the goroutine *g the P runs (0: none) and
+ * its first argument; updates *g for the P's next event.
+ */
+static inline uint64_t gtr_v1_event_g(unsigned typ, uint64_t arg0, uint64_t *g)
+{
+	uint64_t was = *g;
+	switch (typ) {
+	case GTR_V1_GOSTART:
+	case GTR_V1_GOSTARTLOCAL:
+	case GTR_V1_GOSTARTLABEL:
+		return *g = arg0;
+	case GTR_V1_GOEND:
+	case GTR_V1_GOSTOP:
+	case GTR_V1_GOSCHED:
+	case GTR_V1_GOPREEMPT:
+	case GTR_V1_GOSLEEP:
+	case GTR_V1_GOBLOCK:
+	case GTR_V1_GOBLOCKSEND:
+	case GTR_V1_GOBLOCKRECV:
+	case GTR_V1_GOBLOCKSELECT:
+	case GTR_V1_GOBLOCKSYNC:
+	case GTR_V1_GOBLOCKCOND:
+	case GTR_V1_GOBLOCKNET:
+	case GTR_V1_GOSYSBLOCK:
+	case GTR_V1_GOBLOCKGC:
+		*g = 0;
+		return was;
+	case GTR_V1_GOSYSEXIT:
+	case GTR_V1_GOWAITING:
+	case GTR_V1_GOINSYSCALL:
+		return arg0;
+	default:
+		return was;
+	}
+}
+
 /* Positions c at the first event of batch `batch`; g as above (0: none). */
 void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint64_t g);
 
@@ -206,6 +244,16 @@ uint64_t gtr_v1_stack_or_zero(const gtr_v1_index *x, uint64_t id);
 
 /* Binary search of the oob table by offset: its index, or -1. */
 ptrdiff_t gtr_v1_oob_find(const gtr_v1_index *x, uint64_t off);
+
+/* Go 1.27's reason for a goroutine leaving Running by event `type` ("" none). */
+gtr_str gtr_v1_block_reason(unsigned type);
+
+/*
+ * Whether a CPU sample of goroutine g was taken at ticks in [from, to):
+ * 1, 0, or a negative gtr_errcode. (A GoSysCall followed on its P by
+ * the goroutine's GoSysBlock blocked, unless such a sample falls between.)
+ */
+int gtr_v1_sampled(const gtr_trace *t, uint64_t g, uint64_t from, uint64_t to, gtr_error *err);
 
 /* Nanoseconds since the first event, as Go converts ticks. */
 uint64_t gtr_v1_ns(const gtr_v1_index *x, uint64_t ticks);

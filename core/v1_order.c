@@ -371,6 +371,33 @@ static size_t heap_pop(order *o)
 	return top;
 }
 
+int gtr_v1_sampled(const gtr_trace *t, uint64_t g, uint64_t from, uint64_t to, gtr_error *err)
+{
+	const gtr_v1_index *x = t->impl;
+	size_t lo = 0, hi = x->noob;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->oob[x->oob_order[mid]].key < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < x->noob; i++) {
+		const gtr_v1_oob *e = &x->oob[x->oob_order[i]];
+		if (e->key >= to)
+			break;
+		if ((t->data[e->off] & 0x3f) != GTR_V1_CPUSAMPLE)
+			continue;
+		gtr_v1_event s;
+		int rc = gtr_v1_decode_oob(t, x->oob_order[i], &s, NULL, err);
+		if (rc < 0)
+			return rc;
+		if (s.g == g)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * Go 1.27 turns a GoSysCall into a syscall that blocked when the next
  * event of the goroutine in the final order is its GoSysBlock. That is
@@ -381,31 +408,10 @@ static int syscall_blocked(const order *o, const gtr_v1_event *sc, const proc *p
 {
 	if (!pr->has_head || pr->head.type != GTR_V1_GOSYSBLOCK || pr->head.g != sc->g)
 		return 0;
-	const gtr_v1_index *x = o->x;
-	if (o->t->info.version < 19 || x->noob == 0)
+	if (o->t->info.version < 19 || o->x->noob == 0)
 		return 1;
-	size_t lo = 0, hi = x->noob;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->oob[x->oob_order[mid]].key < sc->ticks)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < x->noob; i++) {
-		const gtr_v1_oob *e = &x->oob[x->oob_order[i]];
-		if (e->key >= pr->head.ticks)
-			break;
-		if ((o->t->data[e->off] & 0x3f) != GTR_V1_CPUSAMPLE)
-			continue;
-		gtr_v1_event s;
-		int rc = gtr_v1_decode_oob(o->t, x->oob_order[i], &s, NULL, err);
-		if (rc < 0)
-			return rc;
-		if (s.g == sc->g)
-			return 0;
-	}
-	return 1;
+	int rc = gtr_v1_sampled(o->t, sc->g, sc->ticks, pr->head.ticks, err);
+	return rc < 0 ? rc : !rc;
 }
 
 static int no_order(order *o, gtr_error *err)
@@ -760,8 +766,7 @@ static gtr_transition ptrans(int64_t id, gtr_pstate from, gtr_pstate to)
 	return (gtr_transition){GTR_RES_P, (uint8_t)from, (uint8_t)to, id, {"", 0}, 0};
 }
 
-/* Go 1.27's reasons for goroutines leaving Running. */
-static gtr_str block_reason(unsigned typ)
+gtr_str gtr_v1_block_reason(unsigned typ)
 {
 	switch (typ) {
 	case GTR_V1_GOSTOP: return GTR_STR("forever");
@@ -875,7 +880,7 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		break;
 	case GTR_V1_GOSCHED:
 	case GTR_V1_GOPREEMPT:
-		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_RUNNABLE, block_reason(typ),
+		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_RUNNABLE, gtr_v1_block_reason(typ),
 					    gtr_v1_stack_or_zero(o->x, ev->stack)));
 		break;
 	case GTR_V1_GOSTOP:
@@ -888,7 +893,7 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 	case GTR_V1_GOBLOCKCOND:
 	case GTR_V1_GOBLOCKNET:
 	case GTR_V1_GOBLOCKGC:
-		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_WAITING, block_reason(typ),
+		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_WAITING, gtr_v1_block_reason(typ),
 					    gtr_v1_stack_or_zero(o->x, ev->stack)));
 		break;
 	case GTR_V1_GOUNBLOCK:

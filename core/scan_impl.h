@@ -1,0 +1,256 @@
+/*
+ * core/scan_impl.h: what core/scan.c (the parallel greedy analysis and
+ * its v2 walk) shares with core/scan_v1.c (the v1 walk). Internal.
+ */
+#ifndef GTR_CORE_SCAN_IMPL_H
+#define GTR_CORE_SCAN_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "scan.h"
+#include "v1.h"
+#include "v2.h"
+
+/* How far two pauses on different Ms may seem to overlap. */
+#define STW_SKEW_NS 1000
+#define CHAIN_KEEP (GTR_CHAIN_LEN + 1)
+
+/* One batch of a stream. */
+typedef struct sbatch {
+	size_t b;     /* index into gtr_v2_index.batches (v1: gtr_v1_index.batches) */
+	uint32_t gen; /* its generation's index (v1: 0) */
+} sbatch;
+
+/* v2: every batch of one M; v1: every batch of one P. */
+typedef struct stream {
+	uint64_t m;      /* the M (v1: the P) */
+	size_t first, n; /* into scan.sb */
+	uint64_t bytes;
+} stream;
+
+/* A stream's walk state; also what is recorded at each batch start. */
+typedef struct mstate {
+	int64_t g, p;     /* the goroutine and P the M holds, -1 none */
+	int64_t last;     /* local time of the previous event */
+	int64_t start;    /* the open slice: local start time */
+	int64_t slice_p;
+	uint32_t start_gen;
+	uint16_t start_ev;
+	uint8_t open;
+	uint8_t stw_open;
+	size_t stw;       /* the worker's pause this stream has open */
+	/* v1 only */
+	int64_t cg;       /* the goroutine Go's parser has on the P, 0 none */
+	int64_t sc_t;     /* a GoSysCall of goroutine sc_g at local time sc_t, whose */
+	int64_t sc_g;     /* next event on the P says whether it blocked */
+	uint64_t sc_ticks;
+	uint8_t sc;       /* 1: such a GoSysCall is pending */
+} mstate;
+
+/* A slice as the workers keep it; strings and stacks stay ids. */
+typedef struct cslice {
+	int64_t start, end; /* local times */
+	int64_t g, p;
+	uint64_t reason, end_stack;
+	uint32_t gen;       /* table of reason and end_stack */
+	uint32_t stream;
+	uint16_t start_ev, end_ev;
+	uint8_t end_state, truncated;
+} cslice;
+
+typedef struct cstw {
+	int64_t start, end;
+	int64_t g, p;
+	uint64_t kind;
+	uint32_t gen, stream;
+	uint8_t truncated, open;
+	uint8_t is_end;     /* v1, pass 1: the end of a pause, not a pause (see scan_v1.c) */
+} cstw;
+
+typedef struct cprocs {
+	int64_t ts;
+	uint64_t procs;
+	uint32_t gen, stream;
+} cprocs;
+
+/* A goroutine whose history pass 2 fetches, up to `start`. */
+typedef struct track {
+	int64_t g;
+	int64_t start;   /* local time of the slice start (or of the pause) */
+	uint32_t stream; /* where that event is */
+	uint8_t at_start_resume; /* the start event itself sets the resume stack */
+} track;
+
+/* What one worker found of one track. */
+typedef struct hist {
+	struct {
+		int64_t t;
+		uint32_t stream;
+		uint16_t type;
+	} chain[CHAIN_KEEP];  /* ring, the latest first after sorting */
+	uint8_t nchain;
+	int64_t create_t;     /* -1: none */
+	gtr_stackref create;
+	int64_t resume_t;     /* -1: none */
+	int resume_kind;      /* 0 stack, 1 create */
+	gtr_stackref resume;
+} hist;
+
+typedef struct scan scan;
+
+typedef struct worker {
+	scan *s;
+	pthread_t th;
+	int started;
+	int rc;
+	gtr_error err;
+	cslice *heap;
+	size_t nheap, capheap;
+	cslice *trunc;
+	size_t ntrunc, captrunc;
+	cstw *stw;
+	size_t nstw, capstw;
+	cprocs *procs;
+	size_t nprocs, capprocs;
+	uint64_t events, nslices, orphan_ends;
+	int64_t *genmax;      /* per generation: the largest local time */
+	int64_t maxlocal;
+	int64_t gomax_t;      /* v1, pass 1: the worker's first Gomaxprocs */
+	uint32_t gomax_si;
+	hist *hs;             /* pass 2: per track */
+} worker;
+
+struct scan {
+	const gtr_trace *t;
+	const gtr_v2_index *ix;
+	size_t top;
+	sbatch *sb;
+	size_t nsb;
+	stream *streams;
+	size_t nstreams;
+	size_t *order;        /* streams, largest first */
+	mstate *snaps;        /* per sb entry: the state before its first event */
+	int64_t *gensync;     /* per generation: the local time of its Sync */
+	int64_t *genend;      /* per generation: the time of its last event */
+	uint32_t *gen_of;     /* per gtr_v2_index.ms entry: its generation */
+	/* The pre-pass, per ms entry then per CPU batch (see chain_gens). */
+	size_t *cpub;         /* the CPU-sample batches */
+	size_t ncpub;
+	uint64_t *endn;       /* ticks of the last batch; samples of a CPU batch */
+	int64_t *endpeak;     /* its last event's time, timed from far back */
+	atomic_size_t next;   /* work queue */
+	/* Progress: event bytes walked by both passes, told by the calling
+	 * thread only (the callback need not be thread-safe then). */
+	atomic_uint_fast64_t done;
+	uint64_t total, told;
+	int pass;
+	/* pass 2 */
+	int64_t tlast;        /* the latest local time any track needs */
+	track *tracks;
+	size_t ntracks;
+	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
+	size_t *tidx;
+	size_t tcap;
+	struct worker *ws0;   /* the calling thread's worker */
+	/* v1 */
+	int v1;
+	const gtr_v1_index *x1;
+	int64_t gomax_t;      /* the first Gomaxprocs (the end of the trace's start): */
+	uint32_t gomax_si;    /* local time and stream; INT64_MAX none */
+	uint8_t v1_lean[64];  /* per event type: see lean_next in scan_v1.c */
+};
+
+enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS };
+
+/* What a waiter walk is looking for, and finds. */
+typedef struct wseek {
+	int64_t ts, te;   /* the pause, local times */
+	int passed;       /* the walk has gone past ts */
+	int found;        /* a slice was open at ts */
+	int done;
+	cslice sl;        /* that slice; end set when it stopped before te */
+	int stopped;
+} wseek;
+
+typedef struct walk {
+	scan *s;
+	worker *w;
+	uint32_t si;      /* stream index */
+	int mode;
+	mstate st;
+	uint32_t gen;
+	wseek *seek;
+} walk;
+
+enum { R_NONE, R_STACK, R_CREATE, R_UNDET };
+
+/*
+ * One emitted event (Go's reader may make several of one wire event):
+ * its local time, the context goroutine, and at most one goroutine
+ * transition (from, to, id, stack of the transition), which is all the
+ * greedy analysis looks at.
+ */
+typedef struct emit {
+	uint16_t type;
+	int64_t evg;       /* the context goroutine, -1 none */
+	uint64_t stack;    /* the event's own stack */
+	int has_tr;
+	uint8_t from, to;
+	int64_t id;
+	uint64_t tr_stack;
+	uint64_t reason;   /* v2: a string id; v1: the wire type (see gtr_v1_block_reason) */
+	uint8_t quiet;     /* pass 2 notes nothing of it: it repeats an event already noted */
+} emit;
+
+/* Applies one emitted event at local time t (see scan.c). */
+int scan_apply(walk *k, int64_t t, const emit *e);
+int scan_nomem(gtr_error *err);
+/* Counts `bytes` of events walked, for the progress line (not for waiter walks). */
+void scan_progress(walk *k, uint64_t bytes);
+
+/* A uvarint as Go reads it: at most 10 bytes, the 10th at most 1. */
+static inline int scan_uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	if (p < end && p[0] < 0x80) {
+		*v = p[0];
+		*pp = p + 1;
+		return 0;
+	}
+	uint64_t x = 0;
+	for (unsigned i = 0, sh = 0; i < 10; i++, sh += 7) {
+		if (p >= end)
+			return -1;
+		uint8_t b = *p++;
+		if (i == 9 && b > 1)
+			return -1;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (b < 0x80) {
+			*v = x;
+			*pp = p;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Local time of the next event of a stream, which Go's reader read at `raw`. */
+static inline int64_t scan_tick(mstate *st, int64_t raw)
+{
+	int64_t t = raw > st->last ? raw : st->last + 1;
+	st->last = t;
+	return t;
+}
+
+/* v1 (core/scan_v1.c): the P streams, the walk, the CPU samples of pass 2,
+ * and the pauses from the begins and ends pass 1 found. */
+int scan_v1_streams(scan *s);
+int scan_v1_walk(walk *k, size_t from, gtr_error *err);
+int scan_v1_samples(scan *s, worker *w, gtr_error *err);
+int64_t scan_v1_last_sample(const scan *s);
+int scan_v1_pauses(const scan *s, cstw *stw, size_t *n);
+
+#endif

@@ -1,0 +1,474 @@
+/*
+ * core/scan_v1.c: the parallel greedy analysis of core/scan.c over v1
+ * traces (go 1.6 to go 1.21).
+ *
+ * A v1 trace is written per P, and everything a slice needs happens on
+ * the P that runs it: the GoStart that begins it and the event that
+ * stops it are in the P's batches, which are in time order in the file.
+ * So a stream here is every batch of one P, and the walk follows Go's
+ * parser (the goroutine the P runs carries over from batch to batch)
+ * and Go 1.27's conversion of the events into goroutine transitions
+ * (core/v1_order.c), with per-P state only:
+ *
+ *  - A GoSysCall leaves Running; it enters Running again at once unless
+ *    the next event of its P is the goroutine's GoSysBlock (and no CPU
+ *    sample of it falls between). The walk decides that at the P's next
+ *    event and only then starts the slice, at the GoSysCall's time.
+ *  - Go's merge puts events of different Ps in time order (ties to the
+ *    lower P), as the streams are numbered. Times are the trace's own,
+ *    made strictly increasing per P as for v2 (Go's v1 reader does not:
+ *    where a P logs two events in one tick, times here are 1 ns later).
+ *  - Before the first Gomaxprocs (the trace's start) a GoCreate changes
+ *    no state, and at the Gomaxprocs each goroutine it named and nothing
+ *    has moved since becomes runnable: pass 2 tracks that on the P that
+ *    logged the start, where the runtime writes all of it.
+ *  - Pauses: go 1.6 logs one GCSTWStart/GCSTWDone per P; pass 1 keeps
+ *    every begin and end and scan_v1_pauses counts them in time order,
+ *    one pause from the first begin to the last end, as the ordered
+ *    path does.
+ *  - CPU samples and syscall exits carry their own time, which Go sorts
+ *    them by: a syscall exit is noted at that time, and pass 2 notes the
+ *    samples of the tracked goroutines from the index's table.
+ */
+#include "scan_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "vec.h"
+
+static int cmp_bytes(const void *a, const void *b, void *ctx)
+{
+	const stream *st = ctx;
+	uint64_t x = st[*(const size_t *)a].bytes, y = st[*(const size_t *)b].bytes;
+	if (x != y)
+		return x > y ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+int scan_v1_streams(scan *s)
+{
+	const gtr_v1_index *x = s->x1;
+	size_t np = x->nprocs ? x->nprocs : 1, nb = x->nbatches ? x->nbatches : 1;
+	s->sb = malloc(nb * sizeof *s->sb);
+	s->snaps = malloc(nb * sizeof *s->snaps);
+	s->streams = malloc(np * sizeof *s->streams);
+	s->order = malloc(np * sizeof *s->order);
+	if (!s->sb || !s->snaps || !s->streams || !s->order)
+		return GTR_E_NOMEM;
+	/* Streams in P order: Go's merge breaks ties in time by P. */
+	s->nsb = 0;
+	for (size_t i = 0; i < x->nprocs; i++) {
+		const gtr_v1_proc *pr = &x->procs[i];
+		stream *sm = &s->streams[i];
+		*sm = (stream){.m = (uint64_t)pr->p, .first = s->nsb, .n = pr->n};
+		for (size_t j = 0; j < pr->n; j++) {
+			size_t b = x->byp[pr->first + j];
+			s->sb[s->nsb++] = (sbatch){b, 0};
+			sm->bytes += x->batches[b].end - x->batches[b].off;
+		}
+		s->order[i] = i;
+	}
+	s->nstreams = x->nprocs;
+	/* lean_next's events: their argument count plus one; 0 for the rest. */
+	const gtr_trace *t = s->t;
+	for (unsigned typ = 0; typ < 64; typ++) {
+		s->v1_lean[typ] = 0;
+		if (typ >= t->nspecs || !t->specs[typ].name || typ == GTR_V1_BATCH ||
+		    typ == GTR_V1_FREQUENCY || typ == GTR_V1_STACK || typ == GTR_V1_STRING ||
+		    typ == GTR_V1_TIMERGOROUTINE || typ == GTR_V1_CPUSAMPLE || typ == GTR_V1_USERLOG ||
+		    t->specs[typ].nargs > GTR_MAX_ARGS)
+			continue;
+		s->v1_lean[typ] = (uint8_t)(t->specs[typ].nargs + 1);
+	}
+	qsort_r(s->order, s->nstreams, sizeof *s->order, cmp_bytes, s->streams);
+	return 0;
+}
+
+/* Pass 1 keeps the begins and ends of pauses as they are. */
+static int add_stw_mark(walk *k, int64_t t, const gtr_v1_event *ev, int end)
+{
+	worker *w = k->w;
+	if (gtr_grow(&w->stw, &w->capstw, w->nstw + 1, sizeof *w->stw) < 0)
+		return GTR_E_NOMEM;
+	w->stw[w->nstw++] = (cstw){.start = t, .g = 0, .p = k->st.p,
+				   .kind = ev->nargs >= 1 ? ev->args[0] + 1 : 0,
+				   .stream = k->si, .open = !end, .is_end = (uint8_t)end};
+	return 0;
+}
+
+/* gtr_v1_ns with the ns per tick at hand (the same double: the same result). */
+static inline int64_t v1_ns(const gtr_v1_index *x, double npt, uint64_t ticks)
+{
+	double ns = (double)(int64_t)(ticks - x->min_ticks) * npt;
+	if (!(ns > 0))
+		return 0;
+	if (ns >= 9.2e18)
+		return INT64_MAX;
+	return (int64_t)ns;
+}
+
+/* The time a syscall exit carries (Go moves the event there). */
+static uint64_t exit_ticks(const gtr_v1_index *x, const gtr_v1_event *ev)
+{
+	ptrdiff_t i = gtr_v1_oob_find(x, ev->off);
+	if (i >= 0)
+		return x->oob[i].ticks;
+	return ev->args[2] ? ev->args[2] : ev->ticks;
+}
+
+/*
+ * gtr_v1_cursor_next for the events that make up nearly all of a trace:
+ * timed, of a known type with its argument count, no trailing data.
+ * Anything else (tables, CPU samples, logs, a malformed event) goes to
+ * gtr_v1_cursor_next, which reads it or says what is wrong. Unlike it,
+ * this does not look up the stacks and strings an event names.
+ */
+static inline int lean_next(gtr_v1_cursor *c, gtr_v1_event *ev, const uint8_t *lean,
+			    gtr_error *err)
+{
+	const uint8_t *d = c->t->data;
+	if (c->pos >= c->end)
+		return 0;
+	uint64_t off = c->pos;
+	unsigned typ = d[off] & 0x3f, field = d[off] >> 6;
+	unsigned nargs = lean[typ];
+	const uint8_t *p = d + off + 1, *end = d + c->end;
+	if (!nargs--)
+		return gtr_v1_cursor_next(c, ev, err);
+	if (field == 3) {
+		/* Three arguments or more: their length in bytes first. */
+		uint64_t len;
+		if (nargs < 3 || scan_uvar(&p, end, &len) < 0 || len > (uint64_t)(end - p))
+			return gtr_v1_cursor_next(c, ev, err);
+		end = p + len;
+	} else if (field != nargs) {
+		return gtr_v1_cursor_next(c, ev, err);
+	}
+	/* The time delta, then the arguments straight into place. */
+	uint64_t dt;
+	if (scan_uvar(&p, end, &dt) < 0)
+		return gtr_v1_cursor_next(c, ev, err);
+	for (unsigned j = 0; j < nargs; j++)
+		if (scan_uvar(&p, end, &ev->args[j]) < 0)
+			return gtr_v1_cursor_next(c, ev, err);
+	if (field == 3 && p != end)
+		return gtr_v1_cursor_next(c, ev, err);
+	c->pos = (uint64_t)(p - d);
+	c->index++;
+	c->ticks += dt;
+	ev->off = off;
+	ev->type = (uint8_t)typ;
+	ev->nargs = (uint8_t)nargs;
+	ev->data = (gtr_str){NULL, 0};
+	ev->ticks = c->ticks;
+	ev->seq = c->seq;
+	ev->p = c->p;
+	ev->batch = c->batch;
+	ev->index = c->index;
+	ev->blocked = 0;
+	ev->oob = 0;
+	ev->g = gtr_v1_event_g(typ, nargs ? ev->args[0] : 0, &c->g);
+	return 1;
+}
+
+/* Goroutines a GoCreate named before the trace's start ended (pass 2, tracked ones). */
+typedef struct preinit {
+	int64_t *g;
+	size_t n, cap;
+} preinit;
+
+static void pre_drop(preinit *pi, int64_t g)
+{
+	for (size_t i = 0; i < pi->n; i++)
+		if (pi->g[i] == g) {
+			pi->g[i] = pi->g[--pi->n];
+			return;
+		}
+}
+
+static int tracked(const scan *s, int64_t g)
+{
+	if (!s->tcap || g < 0)
+		return 0;
+	for (size_t i = ((uint64_t)g * 0x9e3779b97f4a7c15ull >> 17) & (s->tcap - 1);;
+	     i = (i + 1) & (s->tcap - 1)) {
+		if (s->tkeys[i] == -1)
+			return 0;
+		if (s->tkeys[i] == g)
+			return 1;
+	}
+}
+
+/* A pending GoSysCall, decided by the P's next event `next` (NULL: none). */
+static int syscall_decide(walk *k, const gtr_v1_event *next, gtr_error *err)
+{
+	mstate *st = &k->st;
+	st->sc = 0;
+	if (next && next->type == GTR_V1_GOSYSBLOCK && (int64_t)next->g == st->sc_g) {
+		const gtr_trace *t = k->s->t;
+		if (t->info.version < 19 || k->s->x1->noob == 0)
+			return 0;
+		int rc = gtr_v1_sampled(t, (uint64_t)st->sc_g, st->sc_ticks, next->ticks, err);
+		if (rc <= 0)
+			return rc; /* blocked, unless sampled in between */
+	}
+	/* It did not block: Running again, at the GoSysCall's time. */
+	int64_t g = st->sc_g == 0 ? -1 : st->sc_g;
+	emit r = {.type = GTR_V1_GOSYSCALL, .evg = st->sc_g, .has_tr = 1, .from = GTR_GS_SYSCALL,
+		  .to = GTR_GS_RUNNING, .id = g, .quiet = 1};
+	return scan_apply(k, st->sc_t, &r);
+}
+
+int scan_v1_walk(walk *k, size_t from, gtr_error *err)
+{
+	scan *s = k->s;
+	const stream *sm = &s->streams[k->si];
+	const gtr_v1_index *x = s->x1;
+	const gtr_trace *t = s->t;
+	mstate *st = &k->st;
+	worker *w = k->w;
+	preinit pi = {0};
+	int rc = 0;
+	double npt = 1e9 / (double)x->freq;
+	k->gen = 0;
+	st->p = (int64_t)sm->m;
+	for (size_t i = from; i < sm->n; i++) {
+		const sbatch *b = &s->sb[sm->first + i];
+		if (k->mode == MODE_PASS1)
+			s->snaps[sm->first + i] = *st;
+		else if (k->mode == MODE_PASS2 && st->last >= s->tlast)
+			goto out;
+		gtr_v1_cursor c;
+		gtr_v1_event ev;
+		gtr_v1_cursor_init(&c, t, b->b, (uint64_t)st->cg);
+		while ((rc = lean_next(&c, &ev, s->v1_lean, err)) > 0) {
+			int64_t tm = scan_tick(st, v1_ns(x, npt, ev.ticks));
+			if (st->sc && (rc = syscall_decide(k, &ev, err)) < 0)
+				goto out;
+			unsigned typ = ev.type;
+			int8_t sa = t->specs[typ].stack_arg;
+			/* The goroutine of a transition; Go 1.27 has no goroutine 0. */
+			int64_t g = ev.g == 0 ? -1 : (int64_t)ev.g;
+			int pre = k->mode == MODE_PASS2 && tm < s->gomax_t;
+			emit e = {.type = (uint16_t)typ, .evg = (int64_t)ev.g,
+				  .stack = sa >= 0 ? ev.args[sa] : 0, .id = -1};
+			if (k->mode == MODE_PASS1)
+				w->events++;
+			switch (typ) {
+			case GTR_V1_GOSTART:
+			case GTR_V1_GOSTARTLOCAL:
+			case GTR_V1_GOSTARTLABEL:
+				e.has_tr = 1;
+				e.id = (int64_t)ev.args[0];
+				e.from = pre ? GTR_GS_UNDETERMINED : GTR_GS_RUNNABLE;
+				e.to = GTR_GS_RUNNING;
+				if (pre)
+					pre_drop(&pi, e.id);
+				break;
+			case GTR_V1_GOEND:
+				e.has_tr = 1;
+				e.id = g;
+				e.from = GTR_GS_RUNNING;
+				e.to = GTR_GS_NOTEXIST;
+				break;
+			case GTR_V1_GOSCHED:
+			case GTR_V1_GOPREEMPT:
+			case GTR_V1_GOSTOP:
+			case GTR_V1_GOSLEEP:
+			case GTR_V1_GOBLOCK:
+			case GTR_V1_GOBLOCKSEND:
+			case GTR_V1_GOBLOCKRECV:
+			case GTR_V1_GOBLOCKSELECT:
+			case GTR_V1_GOBLOCKSYNC:
+			case GTR_V1_GOBLOCKCOND:
+			case GTR_V1_GOBLOCKNET:
+			case GTR_V1_GOBLOCKGC:
+				e.has_tr = 1;
+				e.id = g;
+				e.from = GTR_GS_RUNNING;
+				e.to = typ == GTR_V1_GOSCHED || typ == GTR_V1_GOPREEMPT ? GTR_GS_RUNNABLE
+											 : GTR_GS_WAITING;
+				e.reason = typ;
+				break;
+			case GTR_V1_GOUNBLOCK:
+			case GTR_V1_GOUNBLOCKLOCAL:
+				e.has_tr = 1;
+				e.id = (int64_t)ev.args[0];
+				e.from = GTR_GS_WAITING;
+				e.to = GTR_GS_RUNNABLE;
+				break;
+			case GTR_V1_GOSYSCALL:
+				e.has_tr = 1;
+				e.id = g;
+				e.from = GTR_GS_RUNNING;
+				e.to = GTR_GS_SYSCALL;
+				break;
+			case GTR_V1_GOSYSEXIT:
+			case GTR_V1_GOSYSEXITLOCAL:
+				e.has_tr = 1;
+				e.id = (int64_t)ev.args[0];
+				e.from = GTR_GS_SYSCALL;
+				e.to = GTR_GS_RUNNABLE;
+				/* At the time it carries, which Go orders it by. */
+				tm = (int64_t)gtr_v1_ns(x, exit_ticks(x, &ev));
+				if (k->mode == MODE_PASS1 && tm > w->maxlocal)
+					w->maxlocal = tm;
+				break;
+			case GTR_V1_GOWAITING:
+			case GTR_V1_GOINSYSCALL:
+				e.has_tr = 1;
+				e.id = (int64_t)ev.args[0];
+				e.from = GTR_GS_UNDETERMINED;
+				e.to = typ == GTR_V1_GOWAITING ? GTR_GS_WAITING : GTR_GS_SYSCALL;
+				if (pre)
+					pre_drop(&pi, e.id);
+				break;
+			case GTR_V1_GOCREATE:
+				if (pre) {
+					/* The trace's start lists the goroutines that exist. */
+					int64_t ng = (int64_t)ev.args[0];
+					if (tracked(s, ng)) {
+						if (gtr_grow(&pi.g, &pi.cap, pi.n + 1, sizeof *pi.g) < 0) {
+							rc = scan_nomem(err);
+							goto out;
+						}
+						pre_drop(&pi, ng);
+						pi.g[pi.n++] = ng;
+					}
+					break;
+				}
+				e.has_tr = 1;
+				e.id = (int64_t)ev.args[0];
+				e.from = GTR_GS_NOTEXIST;
+				e.to = GTR_GS_RUNNABLE;
+				e.tr_stack = ev.args[1];
+				break;
+			case GTR_V1_GOMAXPROCS:
+				if (k->mode == MODE_PASS1) {
+					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
+						     sizeof *w->procs) < 0) {
+						rc = scan_nomem(err);
+						goto out;
+					}
+					w->procs[w->nprocs++] = (cprocs){tm, ev.args[0], 0, k->si};
+					if (tm < w->gomax_t || (tm == w->gomax_t && k->si < w->gomax_si)) {
+						w->gomax_t = tm;
+						w->gomax_si = k->si;
+					}
+				}
+				if (k->mode == MODE_PASS2 && tm == s->gomax_t && k->si == s->gomax_si) {
+					/* The start is over: what it listed and nothing moved is runnable. */
+					for (size_t j = 0; j < pi.n; j++) {
+						emit r = {.type = (uint16_t)typ, .evg = -1, .has_tr = 1,
+							  .from = GTR_GS_UNDETERMINED, .to = GTR_GS_RUNNABLE,
+							  .id = pi.g[j]};
+						if ((rc = scan_apply(k, tm, &r)) < 0)
+							goto out;
+					}
+					pi.n = 0;
+				}
+				break;
+			case GTR_V1_GCSTWSTART:
+			case GTR_V1_GCSTWDONE:
+				e.evg = 0;
+				if (k->mode == MODE_PASS1 &&
+				    add_stw_mark(k, tm, &ev, typ == GTR_V1_GCSTWDONE) < 0) {
+					rc = scan_nomem(err);
+					goto out;
+				}
+				break;
+			case GTR_V1_GCSTART:
+			case GTR_V1_GCDONE:
+				e.evg = 0;
+				break;
+			}
+			if ((rc = scan_apply(k, tm, &e)) < 0)
+				goto out;
+			if (typ == GTR_V1_GOSYSCALL) {
+				st->sc = 1;
+				st->sc_t = tm;
+				st->sc_g = (int64_t)ev.g;
+				st->sc_ticks = ev.ticks;
+			}
+			st->cg = (int64_t)c.g;
+			if (k->mode == MODE_WAITER && k->seek->done)
+				goto out;
+		}
+		if (rc < 0)
+			goto out;
+		scan_progress(k, x->batches[b->b].end - x->batches[b->b].off);
+		if (k->mode == MODE_PASS1 && st->last > w->maxlocal)
+			w->maxlocal = st->last;
+	}
+	/* The P's last event: a pending syscall did not block. */
+	if (st->sc)
+		rc = syscall_decide(k, NULL, err);
+out:
+	free(pi.g);
+	return rc < 0 ? rc : 0;
+}
+
+int scan_v1_samples(scan *s, worker *w, gtr_error *err)
+{
+	const gtr_v1_index *x = s->x1;
+	walk k = {.s = s, .w = w, .si = (uint32_t)s->nstreams, .mode = MODE_PASS2};
+	k.st.g = k.st.p = -1;
+	for (size_t i = 0; i < x->noob; i++) {
+		const gtr_v1_oob *o = &x->oob[x->oob_order[i]];
+		if ((s->t->data[o->off] & 0x3f) != GTR_V1_CPUSAMPLE)
+			continue;
+		int64_t tm = (int64_t)gtr_v1_ns(x, o->ticks);
+		if (tm > s->tlast)
+			continue;
+		gtr_v1_event ev;
+		int rc = gtr_v1_decode_oob(s->t, x->oob_order[i], &ev, NULL, err);
+		if (rc < 0)
+			return rc;
+		emit e = {.type = GTR_V1_CPUSAMPLE, .evg = (int64_t)ev.g, .id = -1};
+		if ((rc = scan_apply(&k, tm, &e)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int64_t scan_v1_last_sample(const scan *s)
+{
+	const gtr_v1_index *x = s->x1;
+	/* A sample's key is its time: the table is in time order. */
+	for (size_t i = x->noob; i-- > 0;) {
+		const gtr_v1_oob *o = &x->oob[x->oob_order[i]];
+		if ((s->t->data[o->off] & 0x3f) == GTR_V1_CPUSAMPLE)
+			return (int64_t)gtr_v1_ns(x, o->ticks);
+	}
+	return INT64_MIN;
+}
+
+static int cmp_mark(const void *a, const void *b)
+{
+	const cstw *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+int scan_v1_pauses(const scan *s, cstw *stw, size_t *n)
+{
+	(void)s;
+	if (*n)
+		qsort(stw, *n, sizeof *stw, cmp_mark);
+	size_t out = 0;
+	int depth = 0;
+	for (size_t i = 0; i < *n; i++) {
+		cstw m = stw[i];
+		if (!m.is_end) {
+			if (depth++ == 0)
+				stw[out++] = m;
+		} else if (depth > 0 && --depth == 0) {
+			stw[out - 1].end = m.start;
+			stw[out - 1].open = 0;
+		}
+	}
+	*n = out;
+	return 0;
+}
