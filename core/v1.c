@@ -351,6 +351,19 @@ static void see_ticks(gtr_v1_index *x, builder *b, uint64_t ticks)
 		x->max_ticks = ticks;
 }
 
+/* Adds what the record walk counted (by tag byte) to the index's counts (by type). */
+static void fold_walk(gtr_v1_index *x, gtr_walk_sums *ws)
+{
+	for (unsigned tag = 0; tag < 256; tag++) {
+		unsigned typ = tag & 0x3f;
+		if (typ < GTR_V1_NTYPES) {
+			x->count[typ] += ws->count[tag];
+			x->bytes[typ] += ws->bytes[tag];
+		}
+		ws->count[tag] = ws->bytes[tag] = 0;
+	}
+}
+
 static int add_oob(gtr_v1_index *x, builder *b, uint64_t off, uint64_t key, uint64_t ticks)
 {
 	if (gtr_grow(&x->oob, &b->cap_oob, x->noob + 1, sizeof *x->oob) < 0)
@@ -456,8 +469,50 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 		plain[typ] = t->specs[typ].name && timed(typ) && typ != GTR_V1_GOSYSEXIT &&
 			     typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG;
 
+	/*
+	 * Runs of plain events go to the record walk of simd/, which steps
+	 * from event to event by the ends of their varints and sums the time
+	 * deltas: an inline event of its type's count of arguments, or a
+	 * length-prefixed one (of which, like the checked path below, it
+	 * reads only the time). Go 1.5 events lead with a sequence number as
+	 * well, which the walk does not keep: they take the paths below.
+	 */
+	uint8_t walk[256] = {0};
+	gtr_uvarint_walk_fn walk_fn = t->kernels.uvarint_walk;
+	if (!walk_fn)
+		walk_fn = gtr_uvarint_walk_scalar;
+	gtr_walk_sums *ws = NULL;
+	if (lead == 1) {
+		for (unsigned tag = 0; tag < 256; tag++) {
+			unsigned typ = tag & 0x3f, field = tag >> 6;
+			if (!plain[typ])
+				continue;
+			if (field == 3)
+				walk[tag] = GTR_WALK_LIST;
+			else if (field == t->specs[typ].nargs)
+				walk[tag] = (uint8_t)(field + lead);
+		}
+		ws = calloc(1, sizeof *ws);
+		if (!ws)
+			return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+
 loop:
 	while (pos < size) {
+		if (ws && walk[d[pos]] && batch >= 0 && b.have_ticks && size - pos >= GTR_PAD) {
+			size_t nrec;
+			ws->sum = ticks;
+			ws->min = x->min_ticks;
+			ws->max = x->max_ticks;
+			pos += walk_fn(d + pos, d + size, walk, ws, &nrec);
+			ticks = ws->sum;
+			x->min_ticks = ws->min;
+			x->max_ticks = ws->max;
+			index += (int64_t)nrec;
+			nevents += nrec;
+			if (nrec)
+				continue;
+		}
 		const uint64_t off = ev_at = pos;
 		const uint8_t byte = d[pos++];
 		const unsigned typ = byte & 0x3f, field = byte >> 6;
@@ -658,6 +713,8 @@ counted:
 	}
 done:
 	in_loop = 0;
+	if (ws)
+		fold_walk(x, ws);
 	if (x->freq == 0 && partial && !t->loss.truncated) {
 		/* Cut at an event boundary: incomplete all the same. */
 		t->loss.truncated = 1;
@@ -702,6 +759,7 @@ done:
 		t->loss.batches.from_ns = gtr_v1_ns(x, t->loss.batches.from_ns);
 		t->loss.batches.to_ns = gtr_v1_ns(x, t->loss.batches.to_ns);
 	}
+	free(ws);
 	return 0;
 fail:
 	if (in_loop && rc != GTR_E_NOMEM && err && err->code != GTR_OK &&
@@ -731,6 +789,9 @@ fail:
 		err->batch = batch;
 		err->event = index;
 	}
+	if (ws)
+		fold_walk(x, ws);
+	free(ws);
 	return rc;
 #undef FAIL
 #undef TRY

@@ -74,22 +74,26 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	k->uvarint_skip = gtr_uvarint_skip_scalar;
 	k->uvarint_decode_n = gtr_uvarint_decode_n_scalar;
 	k->uvarint_marks = gtr_uvarint_marks_scalar;
+	k->uvarint_walk = gtr_uvarint_walk_scalar;
 #ifdef GTR_HAVE_X86_KERNELS
 	switch (want) {
 	case GTR_ISA_SSE4:
 		k->uvarint_skip = gtr_uvarint_skip_sse4;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_sse4;
 		k->uvarint_marks = gtr_uvarint_marks_sse4;
+		k->uvarint_walk = gtr_uvarint_walk_sse4;
 		break;
 	case GTR_ISA_AVX2:
 		k->uvarint_skip = gtr_uvarint_skip_avx2;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx2;
 		k->uvarint_marks = gtr_uvarint_marks_avx2;
+		k->uvarint_walk = gtr_uvarint_walk_avx2;
 		break;
 	case GTR_ISA_AVX512:
 		k->uvarint_skip = gtr_uvarint_skip_avx512;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx512;
 		k->uvarint_marks = gtr_uvarint_marks_avx512;
+		k->uvarint_walk = gtr_uvarint_walk_avx512;
 		break;
 	default:
 		break;

@@ -24,6 +24,7 @@ typedef struct gtr_kernels {
 	gtr_uvarint_skip_fn uvarint_skip;
 	gtr_uvarint_decode_n_fn uvarint_decode_n;
 	gtr_uvarint_marks_fn uvarint_marks;
+	gtr_uvarint_walk_fn uvarint_walk;
 } gtr_kernels;
 
 /* Name of an ISA as GTR_ISA spells it. */

@@ -42,3 +42,63 @@ size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *
 	}
 	return set;
 }
+
+/* Decodes a value of at most 8 bytes that ends before `lim`; its length, or 0. */
+static unsigned short_value(const uint8_t *q, const uint8_t *lim, uint64_t *v)
+{
+	int k = gtr_uvarint_decode(q, lim, v);
+	return k > 0 && k <= 8 ? (unsigned)k : 0;
+}
+
+size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
+			       gtr_walk_sums *sums, size_t *nrec)
+{
+	const uint8_t *q = p;
+	size_t recs = 0;
+	while (end - q >= GTR_PAD) {
+		unsigned n = nvals[q[0]];
+		const uint8_t *at = q + 1, *span = q + 1 + GTR_WALK_SPAN;
+		uint64_t first = 0, len;
+		size_t size;
+		if (n == 0)
+			break;
+		if (n == GTR_WALK_LIST) {
+			unsigned k = short_value(at, span, &len);
+			if (k == 0 || len == 0 || len > (uint64_t)(end - (at + k)))
+				break;
+			const uint8_t *list = at + k;
+			const uint8_t *lim = len < (uint64_t)(span - list) ? list + len : span;
+			if (short_value(list, lim, &first) == 0)
+				break;
+			size = 1 + k + (size_t)len;
+		} else {
+			if (n > GTR_WALK_MAXVALS)
+				break;
+			const uint8_t *r = at;
+			unsigned i = 0;
+			for (; i < n; i++) {
+				uint64_t v;
+				unsigned k = short_value(r, span, &v);
+				if (k == 0)
+					break;
+				if (i == 0)
+					first = v;
+				r += k;
+			}
+			if (i < n)
+				break;
+			size = (size_t)(r - q);
+		}
+		sums->sum += first;
+		if (sums->sum < sums->min)
+			sums->min = sums->sum;
+		if (sums->sum > sums->max)
+			sums->max = sums->sum;
+		sums->count[q[0]]++;
+		sums->bytes[q[0]] += size;
+		q += size;
+		recs++;
+	}
+	*nrec = recs;
+	return (size_t)(q - p);
+}

@@ -79,6 +79,42 @@ typedef ptrdiff_t (*gtr_uvarint_decode_n_fn)(const uint8_t *p, const uint8_t *en
 typedef size_t (*gtr_uvarint_marks_fn)(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 
 /*
+ * A walk over tagged records, the skeleton of an index pass: a record is
+ * a tag byte, then either nvals[tag] uvarints (1 to GTR_WALK_MAXVALS) or,
+ * when nvals[tag] is GTR_WALK_LIST, a uvarint byte length and a list of
+ * that many bytes. A record's first value (the list's first, for a list)
+ * is a delta: the walk adds it to `sum` and keeps the least and greatest
+ * sum seen; it also counts records and their bytes by tag.
+ *
+ * The walk takes only simple records, and stops before the first that is
+ * not: nvals[tag] == 0; a value it needs of more than 8 bytes; values (or
+ * the length and first value of a list) not all ending within the
+ * GTR_WALK_SPAN bytes after the tag; a list that is empty, whose first
+ * value does not end inside it, or that runs past `end`; or a record that
+ * starts less than GTR_PAD bytes before `end`. Inline values past the
+ * first are only stepped over, never decoded; a list's bytes past its
+ * first value are not looked at. What the walk leaves (including every
+ * malformed varint) is for the caller's own checked decoder.
+ */
+#define GTR_WALK_MAXVALS 4
+#define GTR_WALK_LIST 0xff
+#define GTR_WALK_SPAN 16
+
+typedef struct gtr_walk_sums {
+	uint64_t count[256]; /* records walked, by tag byte */
+	uint64_t bytes[256]; /* and their encoded bytes, tag included */
+	uint64_t sum;        /* running sum of the first values */
+	uint64_t min, max;   /* least and greatest `sum` after a record */
+} gtr_walk_sums;
+
+/*
+ * Walks from p and returns the number of bytes walked (whole records);
+ * *nrec receives the number of records. Only `sums` is written.
+ */
+typedef size_t (*gtr_uvarint_walk_fn)(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
+				      gtr_walk_sums *sums, size_t *nrec);
+
+/*
  * The scalar references. The SIMD paths (simd/uvarint_x86.c) return
  * exactly what these return for every input, including which error and,
  * for decode_n, which prefix of `out` was written before it: out[i] is
@@ -88,5 +124,7 @@ typedef size_t (*gtr_uvarint_marks_fn)(const uint8_t *p, const uint8_t *end, uin
 ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
+			       gtr_walk_sums *sums, size_t *nrec);
 
 #endif

@@ -70,6 +70,49 @@ static inline uint64_t below(unsigned span)
 	return span >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << span) - 1;
 }
 
+/* The low 7 bits of each of 8 bytes, packed: the value of a varint of up to 8 bytes. */
+static inline uint64_t squeeze64(uint64_t x)
+{
+	x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
+	x = (x & UINT64_C(0x007f007f007f007f)) | ((x >> 1) & UINT64_C(0x3f803f803f803f80));
+	x = (x & UINT64_C(0x00003fff00003fff)) | ((x >> 2) & UINT64_C(0x0fffc0000fffc000));
+	return (x & UINT64_C(0x000000000fffffff)) | ((x >> 4) & UINT64_C(0x00fffffff0000000));
+}
+
+/*
+ * The value of the varint in the low bytes of x (loaded from its first
+ * byte) whose flag bit, that of its last byte, is bit `bit` (7, 15, ...
+ * 63), without pext.
+ */
+static inline uint64_t value8_squeeze(uint64_t x, unsigned bit)
+{
+	return squeeze64(x & below(bit + 1));
+}
+
+/*
+ * Position of the n-th (1 <= n <= 4) set bit of x, or 64 when it has
+ * fewer, without pdep: the lowest bits cleared one by one, all four
+ * candidates at once, then a choice without a branch.
+ */
+static inline unsigned select8_clear(uint64_t x, unsigned n)
+{
+	uint64_t x1 = x & (x - 1), x2 = x1 & (x1 - 1), x3 = x2 & (x2 - 1);
+	uint64_t r = n <= 1 ? x : n == 2 ? x1 : n == 3 ? x2 : x3;
+	return r ? (unsigned)__builtin_ctzll(r) : 64;
+}
+
+/*
+ * Position of the n-th (1 <= n <= 4) set bit of a 16-bit m, or 16 or
+ * more when it has fewer, without pdep: the lowest bits cleared one by
+ * one, all four candidates at once, then a choice without a branch.
+ */
+static inline unsigned select16_clear(uint32_t m, unsigned n)
+{
+	uint32_t m1 = m & (m - 1), m2 = m1 & (m1 - 1), m3 = m2 & (m2 - 1);
+	uint32_t r = n <= 1 ? m : n == 2 ? m1 : n == 3 ? m2 : m3;
+	return (unsigned)__builtin_ctz(r | 0x10000);
+}
+
 /* Position of the k-th (k >= 1) set bit of t, which has at least k. */
 static inline unsigned select_loop(uint64_t t, size_t k)
 {
@@ -137,6 +180,21 @@ static inline TARGET_SSE4 void decode_block_sse4(const uint8_t *q, uint64_t t, s
 		_mm_storel_epi64((__m128i *)(out + j), squeeze_sse4(_mm_cvtsi64_si128((long long)load64(q + s))));
 }
 
+static inline TARGET_SSE4 unsigned select16_sse4(uint32_t m, unsigned n)
+{
+	return select16_clear(m, n);
+}
+
+static inline TARGET_SSE4 uint64_t value8_sse4(uint64_t x, unsigned bit)
+{
+	return value8_squeeze(x, bit);
+}
+
+static inline TARGET_SSE4 unsigned select8_sse4(uint64_t x, unsigned n)
+{
+	return select8_clear(x, n);
+}
+
 #define ISA sse4
 #define ISA_TARGET TARGET_SSE4
 #define ISA_WINDOW WINDOW_56
@@ -199,6 +257,21 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 	_mm256_maskstore_epi64((long long *)(out + j), keep, squeeze_avx2(x));
 }
 
+static inline TARGET_AVX2 unsigned select16_avx2(uint32_t m, unsigned n)
+{
+	return select16_clear(m, n); /* no pdep, as in select_avx2 */
+}
+
+static inline TARGET_AVX2 uint64_t value8_avx2(uint64_t x, unsigned bit)
+{
+	return value8_squeeze(x, bit);
+}
+
+static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
+{
+	return select8_clear(x, n);
+}
+
 #define ISA avx2
 #define ISA_TARGET TARGET_AVX2
 #define ISA_WINDOW WINDOW_56
@@ -251,6 +324,21 @@ static inline TARGET_AVX512 void decode_block_avx512(const uint8_t *q, uint64_t 
 		size_t r = take - g * 8;
 		_mm512_mask_storeu_epi64(out + g * 8, (__mmask8)(r >= 8 ? 0xff : (1u << r) - 1), squeeze_avx512(x));
 	}
+}
+
+static inline TARGET_AVX512 unsigned select16_avx512(uint32_t m, unsigned n)
+{
+	return (unsigned)_tzcnt_u32((uint32_t)_pdep_u64(UINT64_C(1) << (n - 1), m) | 0x10000);
+}
+
+static inline TARGET_AVX512 uint64_t value8_avx512(uint64_t x, unsigned bit)
+{
+	return _pext_u64(_bzhi_u64(x, bit + 1), UINT64_C(0x7f7f7f7f7f7f7f7f));
+}
+
+static inline TARGET_AVX512 unsigned select8_avx512(uint64_t x, unsigned n)
+{
+	return (unsigned)_tzcnt_u64(_pdep_u64(UINT64_C(1) << (n - 1), x));
 }
 
 #define ISA avx512

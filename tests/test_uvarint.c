@@ -408,3 +408,187 @@ Test(isa, forcing)
 	}
 	cr_assert_str_eq(gtr_isa_name(GTR_ISA_AVX2), "avx2");
 }
+
+/* ---- the record walk ---------------------------------------------------- */
+
+/*
+ * A table of counts for the walk: mostly what Go's v1 tags say (top two
+ * bits plus one), which the wide paths guess; some other counts, lists,
+ * tags that stop the walk, and counts it does not take.
+ */
+static void walk_table(uint8_t nvals[256], int stops)
+{
+	for (int tag = 0; tag < 256; tag++) {
+		int r = rand() % 100;
+		unsigned n = (unsigned)(tag >> 6) + 1;
+		if (r < stops)
+			nvals[tag] = 0;
+		else if (r < 70)
+			nvals[tag] = n == 4 ? GTR_WALK_LIST : (uint8_t)n;
+		else if (r < 80)
+			nvals[tag] = (uint8_t)(1 + rand() % GTR_WALK_MAXVALS);
+		else if (r < 92)
+			nvals[tag] = GTR_WALK_LIST;
+		else
+			nvals[tag] = (uint8_t)(GTR_WALK_MAXVALS + 1 + rand() % 200);
+	}
+}
+
+/* One value for a record: short mostly, sometimes 8 to 11 bytes or malformed. */
+static size_t walk_value(uint8_t *out)
+{
+	int r = rand() % 100;
+	uint64_t v = ((uint64_t)rand() << 42) ^ ((uint64_t)rand() << 21) ^ (uint64_t)rand();
+	if (r < 3) {
+		/* 9 to 11 continuation bytes, then an end: overlong or not. */
+		size_t n = 8 + (size_t)(rand() % 4);
+		memset(out, 0x80 | rand(), n);
+		out[n] = (uint8_t)(rand() % 3);
+		return n + 1;
+	}
+	int bits = r < 60 ? rand() % 15 : r < 90 ? rand() % 29 : rand() % 65;
+	v = bits >= 64 ? v | 1ull << 63 : v & ((1ull << bits) - 1);
+	return encode(v, out);
+}
+
+/* Records for the table, until `cap` is near; returns the length. */
+static size_t walk_stream(uint8_t *out, size_t cap, const uint8_t nvals[256])
+{
+	size_t len = 0;
+	while (len + 64 <= cap) {
+		unsigned tag = (unsigned)rand() % 256;
+		out[len++] = (uint8_t)tag;
+		unsigned n = nvals[tag];
+		if (n == GTR_WALK_LIST) {
+			uint8_t body[40];
+			size_t blen = 0;
+			int vals = rand() % 4;
+			for (int i = 0; i < vals; i++)
+				blen += walk_value(body + blen);
+			/* The stated length: right mostly; short, long or huge sometimes. */
+			uint64_t say = blen;
+			int r = rand() % 10;
+			if (r == 0 && say)
+				say -= 1 + (uint64_t)rand() % say;
+			else if (r == 1)
+				say += (uint64_t)rand() % 8;
+			else if (r == 2)
+				say = (uint64_t)rand() << 20;
+			len += encode(say, out + len);
+			memcpy(out + len, body, blen);
+			len += blen;
+		} else {
+			if (n == 0 || n > GTR_WALK_MAXVALS)
+				n = 1 + (unsigned)rand() % 3;
+			if (rand() % 20 == 0)
+				n += rand() % 2 ? 1 : -1; /* a count the table does not say */
+			for (unsigned i = 0; i < n; i++)
+				len += walk_value(out + len);
+		}
+	}
+	return len;
+}
+
+/* Every wide walk from p must return, count and sum what the scalar one does. */
+static void walk_agree(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256])
+{
+	static gtr_walk_sums want, got;
+	memset(&want, 0, sizeof want);
+	want.sum = ((uint64_t)rand() << 33) ^ (uint64_t)rand();
+	want.min = want.sum - (uint64_t)(rand() % 1000);
+	want.max = want.sum + (uint64_t)(rand() % 1000);
+	if (rand() % 4 == 0)
+		want.min = want.max = want.sum = UINT64_MAX - (uint64_t)(rand() % 300); /* sums wrap */
+	got = want;
+	size_t wn = 0;
+	size_t w = gtr_uvarint_walk_scalar(p, end, nvals, &want, &wn);
+	cr_assert(w <= (size_t)(end - p));
+	for (size_t i = 0; i < nwide; i++) {
+		const gtr_kernels *k = &wide[i];
+		gtr_walk_sums s = got;
+		size_t n = SIZE_MAX;
+		size_t r = k->uvarint_walk(p, end, nvals, &s, &n);
+		cr_assert_eq(r, w, "%s walk: %zu bytes, scalar %zu (len %td)", gtr_isa_name(k->isa), r, w, end - p);
+		cr_assert_eq(n, wn, "%s walk: %zu records, scalar %zu", gtr_isa_name(k->isa), n, wn);
+		cr_assert_eq(memcmp(&s, &want, sizeof s), 0, "%s walk: sums differ", gtr_isa_name(k->isa));
+	}
+}
+
+Test(walk, agrees_on_random_records_from_every_offset)
+{
+	load_wide();
+	static uint8_t buf[MAXN];
+	static uint8_t nvals[256];
+	srand(23);
+	for (int round = 0; round < 40; round++) {
+		walk_table(nvals, round % 4 == 0 ? 0 : 2);
+		size_t len = walk_stream(buf, sizeof buf, nvals);
+		/* From every byte: record starts, misaligned ones, and garbage. */
+		for (size_t off = 0; off < len; off++)
+			walk_agree(buf + off, buf + len, nvals);
+	}
+}
+
+Test(walk, walks_long_runs)
+{
+	load_wide();
+	static uint8_t buf[MAXN];
+	uint8_t nvals[256];
+	/* Only well-formed records of the counts the tags say: one call walks
+	 * nearly all of it. */
+	for (int tag = 0; tag < 256; tag++)
+		nvals[tag] = tag >> 6 == 3 ? GTR_WALK_LIST : (uint8_t)((tag >> 6) + 1);
+	srand(29);
+	size_t len = 0;
+	while (len + 64 <= sizeof buf) {
+		unsigned tag = (unsigned)rand() % 256;
+		buf[len++] = (uint8_t)tag;
+		unsigned n = tag >> 6 == 3 ? 0 : (tag >> 6) + 1;
+		if (n == 0) {
+			uint8_t body[40];
+			size_t blen = encode((uint64_t)rand() % 5000, body);
+			blen += encode((uint64_t)rand(), body + blen);
+			len += encode(blen, buf + len);
+			memcpy(buf + len, body, blen);
+			len += blen;
+		}
+		for (unsigned i = 0; i < n; i++)
+			len += encode((uint64_t)rand() % (rand() % 2 ? 200 : 1u << 20), buf + len);
+	}
+	gtr_walk_sums s;
+	memset(&s, 0, sizeof s);
+	size_t n;
+	size_t w = gtr_uvarint_walk_scalar(buf, buf + len, nvals, &s, &n);
+	cr_assert(w + GTR_PAD + 40 > len, "walked %zu of %zu", w, len);
+	cr_assert(n > 100);
+	walk_agree(buf, buf + len, nvals);
+}
+
+Test(walk, stops_before_the_end)
+{
+	load_wide();
+	static uint8_t stream[MAXN];
+	uint8_t nvals[256];
+	srand(31);
+	walk_table(nvals, 0);
+	size_t slen = walk_stream(stream, sizeof stream, nvals);
+	/* Inputs that end where a PROT_NONE page begins: a read past `end` faults. */
+	for (size_t len = 0; len <= 400 && len <= slen; len++) {
+		uint8_t *p = guarded(len);
+		memcpy(p, stream + slen - len, len);
+		for (size_t off = 0; off < len && off < 80; off++)
+			walk_agree(p + off, p + len, nvals);
+		walk_agree(p + len, p + len, nvals);
+	}
+	/* Only continuation bytes, and lists that claim more than is left. */
+	for (int tag = 0; tag < 256; tag++)
+		nvals[tag] = GTR_WALK_LIST;
+	for (size_t len = 1; len <= 300; len++) {
+		uint8_t *p = guarded(len);
+		memset(p, 0xff, len);
+		walk_agree(p, p + len, nvals);
+		for (size_t i = 0; i < len; i++)
+			p[i] = i % 3 == 0 ? 0x03 : i % 3 == 1 ? 0x7f : 0x01;
+		walk_agree(p, p + len, nvals);
+	}
+}
