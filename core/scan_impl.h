@@ -154,6 +154,7 @@ struct scan {
 	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
 	size_t *tidx;
 	size_t tcap;
+	uint64_t tbits[64];   /* a filter of the tracked goroutines (see scan_maybe_tracked) */
 	struct worker *ws0;   /* the calling thread's worker */
 	/* v1 */
 	int v1;
@@ -235,6 +236,25 @@ static inline int scan_uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 		}
 	}
 	return -1;
+}
+
+/* 0 when goroutine g is surely not tracked in pass 2. */
+static inline int scan_maybe_tracked(const scan *s, int64_t g)
+{
+	uint64_t h = (uint64_t)g * 0x9e3779b97f4a7c15ull >> 52;
+	return g >= 0 && (s->tbits[h >> 6] >> (h & 63) & 1);
+}
+
+/* scan_apply, but only where the pass can use the event: pass 1 looks at
+ * transitions only, pass 2 at the tracked goroutines. */
+static inline int scan_emit(walk *k, int64_t t, const emit *e)
+{
+	if (k->mode == MODE_PASS1 && !e->has_tr)
+		return 0;
+	if (k->mode == MODE_PASS2 && !scan_maybe_tracked(k->s, e->evg) &&
+	    !(e->has_tr && scan_maybe_tracked(k->s, e->id)))
+		return 0;
+	return scan_apply(k, t, e);
 }
 
 /* Local time of the next event of a stream, which Go's reader read at `raw`. */

@@ -383,7 +383,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 				e.evg = 0;
 				break;
 			}
-			if ((rc = scan_apply(k, tm, &e)) < 0)
+			if ((rc = scan_emit(k, tm, &e)) < 0)
 				goto out;
 			if (typ == GTR_V1_GOSYSCALL) {
 				st->sc = 1;
