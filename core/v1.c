@@ -1087,38 +1087,7 @@ int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
 		ev->blocked = 0;
 		ev->oob = 0;
 		/* Which goroutine the event belongs to, as Go's parsers decide it. */
-		switch (typ) {
-		case GTR_V1_GOSTART:
-		case GTR_V1_GOSTARTLOCAL:
-		case GTR_V1_GOSTARTLABEL:
-			c->g = ev->args[0];
-			ev->g = c->g;
-			break;
-		case GTR_V1_GOEND:
-		case GTR_V1_GOSTOP:
-		case GTR_V1_GOSCHED:
-		case GTR_V1_GOPREEMPT:
-		case GTR_V1_GOSLEEP:
-		case GTR_V1_GOBLOCK:
-		case GTR_V1_GOBLOCKSEND:
-		case GTR_V1_GOBLOCKRECV:
-		case GTR_V1_GOBLOCKSELECT:
-		case GTR_V1_GOBLOCKSYNC:
-		case GTR_V1_GOBLOCKCOND:
-		case GTR_V1_GOBLOCKNET:
-		case GTR_V1_GOSYSBLOCK:
-		case GTR_V1_GOBLOCKGC:
-			ev->g = c->g;
-			c->g = 0;
-			break;
-		case GTR_V1_GOSYSEXIT:
-		case GTR_V1_GOWAITING:
-		case GTR_V1_GOINSYSCALL:
-			ev->g = ev->args[0];
-			break;
-		default:
-			ev->g = c->g;
-		}
+		ev->g = gtr_v1_event_g(typ, ev->nargs ? ev->args[0] : 0, &c->g);
 		return 1;
 	}
 }
