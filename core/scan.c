@@ -862,8 +862,12 @@ static int can_scan(const gtr_trace *t, gtr_scan_info *info)
 	gtr_trace_loss(t, &l);
 	if (gtr_loss_any(&l))
 		return !give_up(info, "part of the trace was lost");
-	if (ti->family == GTR_FAMILY_V1)
+	if (ti->family == GTR_FAMILY_V1) {
+		const gtr_v1_index *x = t->impl;
+		if (x->max_ticks - x->min_ticks >= (uint64_t)SCAN_V1_MAX_TICKS)
+			return !give_up(info, "a clock that spans more ticks than the walk counts");
 		return 1;
+	}
 	const gtr_v2_index *ix = gtr_v2_idx(t);
 	for (size_t g = 0; g < ix->ngens; g++)
 		if (ix->gens[g].partial || ix->gens[g].tolerant)
@@ -1015,6 +1019,12 @@ static size_t track_of(const scan *s, int64_t g, int64_t start)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* A local time as the report shows it: ns since the trace's first event. */
+static uint64_t out_ns(const scan *s, int64_t local, int64_t base)
+{
+	return s->v1 ? scan_v1_ns(s, local) : (uint64_t)(local - base);
 }
 
 /* A slice's reason: a string of the trace (v2) or the event's (v1). */
@@ -1247,7 +1257,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	}
 	res->nslices = (size_t)nslices;
 	res->first_ts = 0;
-	res->last_ts = (uint64_t)(end_local - base);
+	res->last_ts = out_ns(&s, end_local, base);
 	for (size_t i = 0; i < nprocs; i++)
 		if (procs[i].procs > res->maxprocs)
 			res->maxprocs = procs[i].procs;
@@ -1347,8 +1357,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		const cslice *c = &all[i];
 		gtr_slice sl;
 		memset(&sl, 0, sizeof sl);
-		sl.start = (uint64_t)(c->start - base);
-		sl.end = (uint64_t)(c->end - base);
+		sl.start = out_ns(&s, c->start, base);
+		sl.end = out_ns(&s, c->end, base);
 		sl.g = c->g;
 		sl.p = c->p;
 		sl.end_state = c->end_state;
@@ -1372,7 +1382,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		}
 	}
 	for (size_t i = 0; i < nprocs; i++)
-		res->procs[i] = (gtr_procs_change){(uint64_t)(procs[i].ts - base), procs[i].procs};
+		res->procs[i] = (gtr_procs_change){out_ns(&s, procs[i].ts, base), procs[i].procs};
 	res->nprocs = nprocs;
 	/* Pauses in time order; waiters, for the printed ones, by when they stopped. */
 	size_t *pwof = malloc((nstw ? nstw : 1) * sizeof *pwof);
@@ -1388,8 +1398,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		const cstw *c = &stw[i];
 		gtr_stw *o = &res->stw[i];
 		memset(o, 0, sizeof *o);
-		o->start = (uint64_t)(c->start - base);
-		o->end = (uint64_t)(c->end - base);
+		o->start = out_ns(&s, c->start, base);
+		o->end = out_ns(&s, c->end, base);
 		if (s.v1)
 			o->kind = c->kind == 0   ? GTR_STR("GC")
 				  : c->kind == 1 ? GTR_STR("GC mark termination")
@@ -1412,7 +1422,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 			memset(wo, 0, sizeof *wo);
 			wo->g = ww->g;
 			wo->p = ww->p;
-			wo->stopped = (uint64_t)(ww->end - base);
+			wo->stopped = out_ns(&s, ww->end, base);
 			if (ww->end_stack)
 				wo->stack = (gtr_stackref){ww->gen, ww->end_stack};
 			scan_reason(&s, ww->gen, ww->reason, &wo->reason);

@@ -265,12 +265,32 @@ static inline int64_t scan_tick(mstate *st, int64_t raw)
 	return t;
 }
 
+/*
+ * v1 local times are clock ticks since the first event, times 256: the
+ * low bits keep a P's events in one tick apart, so that the time shown
+ * (scan_v1_ns) is the tick's, as Go's reader shows it.
+ */
+#define SCAN_V1_SUB 8
+#define SCAN_V1_MAX_TICKS (INT64_C(1) << 54) /* more: the ordered path reads it */
+
+static inline int64_t scan_v1_local(const gtr_v1_index *x, uint64_t ticks)
+{
+	int64_t rel = (int64_t)(ticks - x->min_ticks);
+	if (rel < 0)
+		rel = 0;
+	if (rel > SCAN_V1_MAX_TICKS)
+		rel = SCAN_V1_MAX_TICKS;
+	return rel << SCAN_V1_SUB;
+}
+
 /* v1 (core/scan_v1.c): the P streams, the walk, the CPU samples of pass 2,
  * and the pauses from the begins and ends pass 1 found. */
 int scan_v1_streams(scan *s);
 int scan_v1_walk(walk *k, size_t from, gtr_error *err);
 int scan_v1_samples(scan *s, worker *w, gtr_error *err);
 int64_t scan_v1_last_sample(const scan *s);
+/* A local time as ns since the first event, as gtr_v1_ns converts its tick. */
+uint64_t scan_v1_ns(const scan *s, int64_t local);
 int scan_v1_pauses(const scan *s, cstw *stw, size_t *n);
 
 #endif

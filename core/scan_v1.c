@@ -15,9 +15,9 @@
  *    sample of it falls between). The walk decides that at the P's next
  *    event and only then starts the slice, at the GoSysCall's time.
  *  - Go's merge puts events of different Ps in time order (ties to the
- *    lower P), as the streams are numbered. Times are the trace's own,
- *    made strictly increasing per P as for v2 (Go's v1 reader does not:
- *    where a P logs two events in one tick, times here are 1 ns later).
+ *    lower P), as the streams are numbered. Local times are the trace's
+ *    clock ticks, with room for 256 events of a P in one tick to be made
+ *    strictly increasing (scan_impl.h): a time shown is its event's own.
  *  - Before the first Gomaxprocs (the trace's start) a GoCreate changes
  *    no state, and at the Gomaxprocs each goroutine it named and nothing
  *    has moved since becomes runnable: pass 2 tracks that on the P that
@@ -97,15 +97,9 @@ static int add_stw_mark(walk *k, int64_t t, const gtr_v1_event *ev, int end)
 	return 0;
 }
 
-/* gtr_v1_ns with the ns per tick at hand (the same double: the same result). */
-static inline int64_t v1_ns(const gtr_v1_index *x, double npt, uint64_t ticks)
+uint64_t scan_v1_ns(const scan *s, int64_t local)
 {
-	double ns = (double)(int64_t)(ticks - x->min_ticks) * npt;
-	if (!(ns > 0))
-		return 0;
-	if (ns >= 9.2e18)
-		return INT64_MAX;
-	return (int64_t)ns;
+	return gtr_v1_ns(s->x1, s->x1->min_ticks + (uint64_t)(local >> SCAN_V1_SUB));
 }
 
 /* The time a syscall exit carries (Go moves the event there). */
@@ -230,7 +224,6 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 	worker *w = k->w;
 	preinit pi = {0};
 	int rc = 0;
-	double npt = 1e9 / (double)x->freq;
 	k->gen = 0;
 	st->p = (int64_t)sm->m;
 	for (size_t i = from; i < sm->n; i++) {
@@ -243,7 +236,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 		gtr_v1_event ev;
 		gtr_v1_cursor_init(&c, t, b->b, (uint64_t)st->cg);
 		while ((rc = lean_next(&c, &ev, s->v1_lean, err)) > 0) {
-			int64_t tm = scan_tick(st, v1_ns(x, npt, ev.ticks));
+			int64_t tm = scan_tick(st, scan_v1_local(x, ev.ticks));
 			if (st->sc && (rc = syscall_decide(k, &ev, err)) < 0)
 				goto out;
 			unsigned typ = ev.type;
@@ -311,7 +304,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_RUNNABLE;
 				/* At the time it carries, which Go orders it by. */
-				tm = (int64_t)gtr_v1_ns(x, exit_ticks(x, &ev));
+				tm = scan_v1_local(x, exit_ticks(x, &ev));
 				if (k->mode == MODE_PASS1 && tm > w->maxlocal)
 					w->maxlocal = tm;
 				break;
@@ -418,7 +411,8 @@ int scan_v1_samples(scan *s, worker *w, gtr_error *err)
 		const gtr_v1_oob *o = &x->oob[x->oob_order[i]];
 		if ((s->t->data[o->off] & 0x3f) != GTR_V1_CPUSAMPLE)
 			continue;
-		int64_t tm = (int64_t)gtr_v1_ns(x, o->ticks);
+		/* After the P's events of the same tick, as Go's merge puts it. */
+		int64_t tm = scan_v1_local(x, o->ticks) + ((1 << SCAN_V1_SUB) - 1);
 		if (tm > s->tlast)
 			continue;
 		gtr_v1_event ev;
@@ -439,7 +433,7 @@ int64_t scan_v1_last_sample(const scan *s)
 	for (size_t i = x->noob; i-- > 0;) {
 		const gtr_v1_oob *o = &x->oob[x->oob_order[i]];
 		if ((s->t->data[o->off] & 0x3f) == GTR_V1_CPUSAMPLE)
-			return (int64_t)gtr_v1_ns(x, o->ticks);
+			return scan_v1_local(x, o->ticks) + ((1 << SCAN_V1_SUB) - 1);
 	}
 	return INT64_MIN;
 }
