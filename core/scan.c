@@ -175,6 +175,19 @@ int scan_nomem(gtr_error *err)
 static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 {
 	mstate *st = &k->st;
+	if (k->mode == MODE_PASS1) {
+		/* Most slices are shorter than the heap's shortest: count them only. */
+		worker *w = k->w;
+		int64_t end = t < st->start ? st->start : t;
+		if (w->nheap == w->capheap && end - st->start < w->heap[0].end - w->heap[0].start) {
+			w->nslices++;
+			st->open = 0;
+			return;
+		}
+	} else if (k->mode == MODE_PASS2) {
+		st->open = 0;
+		return;
+	}
 	cslice sl;
 	sl.start = st->start;
 	sl.end = t < st->start ? st->start : t;
@@ -205,7 +218,7 @@ static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 }
 
 /* Applies one emitted event at local time t. */
-int scan_apply(walk *k, int64_t t, const emit *e)
+static inline int apply(walk *k, int64_t t, const emit *e)
 {
 	mstate *st = &k->st;
 	if (k->mode == MODE_PASS2 && !e->quiet) {
@@ -258,6 +271,17 @@ int scan_apply(walk *k, int64_t t, const emit *e)
 		st->start_gen = k->gen;
 	}
 	return 0;
+}
+
+int scan_apply(walk *k, int64_t t, const emit *e)
+{
+	return apply(k, t, e);
+}
+
+/* scan_emit, with the walk of v2 calling apply inline. */
+static inline int emit_v2(walk *k, int64_t t, const emit *e)
+{
+	return scan_wants(k, e) ? apply(k, t, e) : 0;
 }
 
 static int add_stw(walk *k, int64_t t, uint64_t kind)
@@ -364,20 +388,20 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			case GTR_V2_EV_PROC_STATUS:
 				if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
 					st->p = (int64_t)a[0];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_START:
 				st->p = (int64_t)a[0];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_STOP:
 				st->p = -1;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_PROC_STEAL:
 				if (a[2] == sm->m && st->p == (int64_t)a[0])
 					st->p = -1;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_STATUS:
 			case GTR_V2_EV_GO_STATUS_STACK: {
@@ -392,7 +416,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
 				if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
 					e.evg = e.id; /* reported on the M it is on */
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				if (status == GTR_V2_GO_RUNNING ||
 				    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
 					st->g = e.id;
@@ -406,14 +430,14 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.from = GTR_GS_NOTEXIST;
 				e.to = type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
 				e.tr_stack = a[1];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_CREATE_SYSCALL:
 				e.has_tr = 1;
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_NOTEXIST;
 				e.to = GTR_GS_SYSCALL;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				st->g = e.id;
 				break;
 			case GTR_V2_EV_GO_START:
@@ -421,7 +445,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_RUNNABLE;
 				e.to = GTR_GS_RUNNING;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				st->g = e.id;
 				break;
 			case GTR_V2_EV_GO_DESTROY:
@@ -438,7 +462,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 					e.reason = a[0];
 					e.stack = a[1];
 				}
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_GO_UNBLOCK:
@@ -447,7 +471,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.id = (int64_t)a[0];
 				e.from = GTR_GS_WAITING;
 				e.to = GTR_GS_RUNNABLE;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SWITCH:
 			case GTR_V2_EV_GO_SWITCH_DESTROY: {
@@ -458,7 +482,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.id = ng;
 				e.from = GTR_GS_WAITING;
 				e.to = GTR_GS_RUNNABLE;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
 				if (type == GTR_V2_EV_GO_SWITCH) {
 					b2.type = GTR_V2_EV_GO_BLOCK;
@@ -467,11 +491,11 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 					b2.type = GTR_V2_EV_GO_DESTROY;
 					b2.to = GTR_GS_NOTEXIST;
 				}
-				scan_emit(k, scan_tick(st, raw), &b2);
+				emit_v2(k, scan_tick(st, raw), &b2);
 				emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
 					   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
 				st->g = -1;
-				scan_emit(k, scan_tick(st, raw), &s3);
+				emit_v2(k, scan_tick(st, raw), &s3);
 				st->g = ng;
 				if (k->mode == MODE_PASS1)
 					w->events += 2;
@@ -484,28 +508,28 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.from = GTR_GS_RUNNING;
 				e.to = GTR_GS_SYSCALL;
 				e.tr_stack = a[1];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END:
 				e.has_tr = 1;
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_RUNNING;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
 				e.has_tr = 1;
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_RUNNABLE;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_GO_DESTROY_SYSCALL:
 				if (st->p != -1) {
 					/* Go's reader adds a ProcSteal of the P first. */
 					emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
-					scan_emit(k, t, &ps);
+					emit_v2(k, t, &ps);
 					t = scan_tick(st, raw);
 					st->p = -1;
 					if (k->mode == MODE_PASS1)
@@ -515,17 +539,17 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				e.id = st->g;
 				e.from = GTR_GS_SYSCALL;
 				e.to = GTR_GS_NOTEXIST;
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				st->g = -1;
 				break;
 			case GTR_V2_EV_STW_BEGIN:
 				e.stack = a[1];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				if (k->mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
 					return scan_nomem(err);
 				break;
 			case GTR_V2_EV_STW_END:
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				if (k->mode == MODE_PASS1) {
 					if (st->stw_open) {
 						w->stw[st->stw].end = t;
@@ -538,7 +562,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				break;
 			case GTR_V2_EV_PROCS_CHANGE:
 				e.stack = a[1];
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				if (k->mode == MODE_PASS1) {
 					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
 						     sizeof *w->procs) < 0)
@@ -547,7 +571,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				}
 				break;
 			default:
-				scan_emit(k, t, &e);
+				emit_v2(k, t, &e);
 				break;
 			}
 			if (k->mode == MODE_WAITER && k->seek->done)

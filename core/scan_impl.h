@@ -247,14 +247,19 @@ static inline int scan_maybe_tracked(const scan *s, int64_t g)
 
 /* scan_apply, but only where the pass can use the event: pass 1 looks at
  * transitions only, pass 2 at the tracked goroutines. */
+static inline int scan_wants(const walk *k, const emit *e)
+{
+	if (k->mode == MODE_PASS1)
+		return e->has_tr;
+	if (k->mode == MODE_PASS2)
+		return scan_maybe_tracked(k->s, e->evg) ||
+		       (e->has_tr && scan_maybe_tracked(k->s, e->id));
+	return 1;
+}
+
 static inline int scan_emit(walk *k, int64_t t, const emit *e)
 {
-	if (k->mode == MODE_PASS1 && !e->has_tr)
-		return 0;
-	if (k->mode == MODE_PASS2 && !scan_maybe_tracked(k->s, e->evg) &&
-	    !(e->has_tr && scan_maybe_tracked(k->s, e->id)))
-		return 0;
-	return scan_apply(k, t, e);
+	return scan_wants(k, e) ? scan_apply(k, t, e) : 0;
 }
 
 /* Local time of the next event of a stream, which Go's reader read at `raw`. */
