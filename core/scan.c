@@ -102,7 +102,7 @@ static void heap_push(worker *w, const cslice *s)
 
 
 /* Track lookup: the first track of goroutine g, or -1. */
-static ptrdiff_t track_find(const scan *s, int64_t g)
+ptrdiff_t scan_track_find(const scan *s, int64_t g)
 {
 	if (!s->tcap || g < 0)
 		return -1;
@@ -124,7 +124,7 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 		 int resume, uint64_t rstack)
 {
 	scan *s = k->s;
-	ptrdiff_t first = track_find(s, g);
+	ptrdiff_t first = scan_track_find(s, g);
 	if (first < 0)
 		return;
 	for (size_t i = (size_t)first; i < s->ntracks && s->tracks[i].g == g; i++) {

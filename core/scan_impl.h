@@ -209,6 +209,8 @@ typedef struct emit {
 /* Applies one emitted event at local time t (see scan.c). */
 int scan_apply(walk *k, int64_t t, const emit *e);
 int scan_nomem(gtr_error *err);
+/* Pass 2: the first track of goroutine g, or -1. */
+ptrdiff_t scan_track_find(const scan *s, int64_t g);
 /* Counts `bytes` of events walked, for the progress line (not for waiter walks). */
 void scan_progress(walk *k, uint64_t bytes);
 

@@ -181,19 +181,6 @@ static void pre_drop(preinit *pi, int64_t g)
 		}
 }
 
-static int tracked(const scan *s, int64_t g)
-{
-	if (!s->tcap || g < 0)
-		return 0;
-	for (size_t i = ((uint64_t)g * 0x9e3779b97f4a7c15ull >> 17) & (s->tcap - 1);;
-	     i = (i + 1) & (s->tcap - 1)) {
-		if (s->tkeys[i] == -1)
-			return 0;
-		if (s->tkeys[i] == g)
-			return 1;
-	}
-}
-
 /* A pending GoSysCall, decided by the P's next event `next` (NULL: none). */
 static int syscall_decide(walk *k, const gtr_v1_event *next, gtr_error *err)
 {
@@ -321,7 +308,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 				if (pre) {
 					/* The trace's start lists the goroutines that exist. */
 					int64_t ng = (int64_t)ev.args[0];
-					if (tracked(s, ng)) {
+					if (scan_track_find(s, ng) >= 0) {
 						if (gtr_grow(&pi.g, &pi.cap, pi.n + 1, sizeof *pi.g) < 0) {
 							rc = scan_nomem(err);
 							goto out;
