@@ -236,8 +236,7 @@ static int stw_begin(run *r, const gtr_event *ev)
 	return 0;
 }
 
-/* Waiters in the order they stopped (those that did not, first), then by goroutine. */
-static int cmp_waiter(const void *a, const void *b)
+int gtr_stw_waiter_qsort(const void *a, const void *b)
 {
 	const gtr_stw_waiter *x = a, *y = b;
 	if (x->stopped != y->stopped)
@@ -264,7 +263,7 @@ static void stw_end(run *r, uint64_t ts, int truncated)
 	 * stated order (not the order of the running set), so that any
 	 * reader of the trace lists them alike. The culprit stopped last. */
 	if (s->nwaiters)
-		qsort(&res->waiters[s->first_waiter], s->nwaiters, sizeof *res->waiters, cmp_waiter);
+		qsort(&res->waiters[s->first_waiter], s->nwaiters, sizeof *res->waiters, gtr_stw_waiter_qsort);
 	if (s->nwaiters && res->waiters[s->first_waiter + s->nwaiters - 1].stopped)
 		s->culprit = (int64_t)s->nwaiters - 1;
 	r->open_stw = -1;

@@ -100,6 +100,10 @@ void gtr_greedy_free(gtr_greedy *g);
 /* Orders slices: longer first, then earlier start, then lower goroutine. */
 int gtr_slice_cmp(const gtr_slice *a, const gtr_slice *b);
 
+/* qsort order of a pause's waiters: in the order they stopped (those
+ * that did not, first), then by goroutine. */
+int gtr_stw_waiter_qsort(const void *a, const void *b);
+
 /* Duration of a pause or slice in ns. */
 static inline uint64_t gtr_slice_dur(const gtr_slice *s) { return s->end - s->start; }
 

@@ -370,7 +370,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				return gtr_error_set(err, GTR_E_CORRUPT, (uint64_t)(p - 1 - s->t->data),
 						     "unexpected event type %u", type);
 			for (unsigned j = 0; j < l->wire_args; j++)
-				if (scan_uvar(&p, end, &v[j]) < 0)
+				if (gtr_uvarint_next(&p, end, &v[j]) < 0)
 					return gtr_error_set(err, GTR_E_VARINT, (uint64_t)(p - s->t->data),
 							     "bad varint");
 			/* Go's batch cursor: a zero running time re-reads the base. */
@@ -425,26 +425,17 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			case GTR_V2_EV_GO_CREATE:
 			case GTR_V2_EV_GO_CREATE_BLOCKED:
 				e.stack = a[2];
-				e.has_tr = 1;
-				e.id = (int64_t)a[0];
-				e.from = GTR_GS_NOTEXIST;
-				e.to = type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
+				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING);
 				e.tr_stack = a[1];
 				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_CREATE_SYSCALL:
-				e.has_tr = 1;
-				e.id = (int64_t)a[0];
-				e.from = GTR_GS_NOTEXIST;
-				e.to = GTR_GS_SYSCALL;
+				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL);
 				emit_v2(k, t, &e);
 				st->g = e.id;
 				break;
 			case GTR_V2_EV_GO_START:
-				e.has_tr = 1;
-				e.id = (int64_t)a[0];
-				e.from = GTR_GS_RUNNABLE;
-				e.to = GTR_GS_RUNNING;
+				scan_tr(&e, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING);
 				emit_v2(k, t, &e);
 				st->g = e.id;
 				break;
@@ -467,10 +458,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				break;
 			case GTR_V2_EV_GO_UNBLOCK:
 				e.stack = a[2];
-				e.has_tr = 1;
-				e.id = (int64_t)a[0];
-				e.from = GTR_GS_WAITING;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, (int64_t)a[0], GTR_GS_WAITING, GTR_GS_RUNNABLE);
 				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SWITCH:
@@ -478,10 +466,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				/* Go's reader: GoSwitch, then GoBlock or GoDestroy of
 				 * the current goroutine, then GoStart of the next. */
 				int64_t ng = (int64_t)a[0], cur = st->g;
-				e.has_tr = 1;
-				e.id = ng;
-				e.from = GTR_GS_WAITING;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE);
 				emit_v2(k, t, &e);
 				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
 				if (type == GTR_V2_EV_GO_SWITCH) {
@@ -503,25 +488,16 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			}
 			case GTR_V2_EV_GO_SYSCALL_BEGIN:
 				e.stack = a[1];
-				e.has_tr = 1;
-				e.id = st->g;
-				e.from = GTR_GS_RUNNING;
-				e.to = GTR_GS_SYSCALL;
+				scan_tr(&e, st->g, GTR_GS_RUNNING, GTR_GS_SYSCALL);
 				e.tr_stack = a[1];
 				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END:
-				e.has_tr = 1;
-				e.id = st->g;
-				e.from = GTR_GS_SYSCALL;
-				e.to = GTR_GS_RUNNING;
+				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNING);
 				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
-				e.has_tr = 1;
-				e.id = st->g;
-				e.from = GTR_GS_SYSCALL;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
 				emit_v2(k, t, &e);
 				st->g = -1;
 				break;
@@ -535,10 +511,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 					if (k->mode == MODE_PASS1)
 						w->events++;
 				}
-				e.has_tr = 1;
-				e.id = st->g;
-				e.from = GTR_GS_SYSCALL;
-				e.to = GTR_GS_NOTEXIST;
+				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST);
 				emit_v2(k, t, &e);
 				st->g = -1;
 				break;
@@ -689,6 +662,13 @@ static int cmp_bytes(const void *a, const void *b, void *ctx)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
+void scan_order_streams(scan *s)
+{
+	for (size_t i = 0; i < s->nstreams; i++)
+		s->order[i] = i;
+	qsort_r(s->order, s->nstreams, sizeof *s->order, cmp_bytes, s->streams);
+}
+
 /* The M streams: every gen's per-M batch lists, grouped by M, in generation order. */
 static int build_streams(scan *s)
 {
@@ -739,9 +719,7 @@ static int build_streams(scan *s)
 			sm->bytes += ix->batches[b].len;
 		}
 	}
-	for (size_t i = 0; i < s->nstreams; i++)
-		s->order[i] = i;
-	qsort_r(s->order, s->nstreams, sizeof *s->order, cmp_bytes, s->streams);
+	scan_order_streams(s);
 	free(idx);
 	return 0;
 }
@@ -975,14 +953,6 @@ static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error
 	return 0;
 }
 
-static int cmp_waiter(const void *a, const void *b)
-{
-	const cslice *x = a, *y = b;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->g < y->g ? -1 : x->g > y->g;
-}
-
 static int cmp_stw_dur(const void *a, const void *b, void *ctx)
 {
 	const cstw *st = ctx;
@@ -1128,6 +1098,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	}
 	if (jobs > 256)
 		jobs = 256;
+	/* gomax_t: no event counts as the trace's start until pass 1 finds it. */
 	scan s = {.t = t, .top = top, .gomax_t = INT64_MIN};
 	s.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
 	if (s.v1)
@@ -1199,6 +1170,8 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	int64_t base = s.v1 ? 0 : s.gensync[0] > 0 ? s.gensync[0] : 1;
 	int64_t maxlocal = s.v1 ? scan_v1_last_sample(&s) : s.genend[ix->ngens - 1];
 	uint64_t events = 0, nslices = 0, orphans = 0;
+	int64_t gomax_t = INT64_MAX; /* v1: the first Gomaxprocs any worker saw */
+	uint32_t gomax_si = UINT32_MAX;
 	size_t nall = 0, nstw = 0, nprocs = 0;
 	for (unsigned i = 0; i < jobs; i++) {
 		worker *w = &ws[i];
@@ -1210,12 +1183,14 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		nall += w->nheap + w->ntrunc;
 		nstw += w->nstw;
 		nprocs += w->nprocs;
-		if (w->gomax_t < s.gomax_t || s.gomax_t == INT64_MIN ||
-		    (w->gomax_t == s.gomax_t && w->gomax_si < s.gomax_si)) {
-			s.gomax_t = w->gomax_t;
-			s.gomax_si = w->gomax_si;
+		if (w->gomax_t < gomax_t || (w->gomax_t == gomax_t && w->gomax_si < gomax_si)) {
+			gomax_t = w->gomax_t;
+			gomax_si = w->gomax_si;
 		}
 	}
+	/* From now on (pass 2), events before it are the trace's start. */
+	s.gomax_t = gomax_t;
+	s.gomax_si = gomax_si;
 	/* The closing Sync is one past the last event (a generation's own
 	 * Sync or a CPU sample may be the last). */
 	int64_t end_local = s.v1 ? maxlocal : maxlocal + 1;
@@ -1250,7 +1225,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	if (nall > capk)
 		nall = capk;
 	if (s.v1)
-		scan_v1_pauses(&s, stw, &nstw);
+		nstw = scan_v1_pauses(stw, nstw);
 	qsort(stw, nstw, sizeof *stw, cmp_cstw_start);
 	qsort(procs, nprocs, sizeof *procs, cmp_procs);
 	for (size_t i = 0; i < nstw; i++) {
@@ -1438,8 +1413,6 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		if (pwof[i] == SIZE_MAX)
 			continue;
 		pwait *q = &pw[pwof[i]];
-		if (q->n)
-			qsort(q->w, q->n, sizeof *q->w, cmp_waiter);
 		for (size_t j = 0; j < q->n; j++) {
 			const cslice *ww = &q->w[j];
 			gtr_stw_waiter *wo = &res->waiters[res->nwaiters++];
@@ -1455,7 +1428,12 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 			merge_hist(&s, ws, jobs, track_of(&s, ww->g, c->start), &mh);
 			wo->create_stack = mh.create;
 			o->nwaiters++;
-			o->culprit = (int64_t)j;
+		}
+		/* Every waiter found here stopped: the culprit is the last. */
+		if (o->nwaiters) {
+			qsort(&res->waiters[o->first_waiter], o->nwaiters, sizeof *res->waiters,
+			      gtr_stw_waiter_qsort);
+			o->culprit = (int64_t)o->nwaiters - 1;
 		}
 	}
 	free(pwof);

@@ -160,8 +160,7 @@ struct scan {
 	int v1;
 	const gtr_v1_index *x1;
 	int64_t gomax_t;      /* the first Gomaxprocs (the end of the trace's start): */
-	uint32_t gomax_si;    /* local time and stream; INT64_MAX none */
-	uint8_t v1_lean[64];  /* per event type: see lean_next in scan_v1.c */
+	uint32_t gomax_si;    /* local time and stream; INT64_MAX: none */
 };
 
 enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS };
@@ -206,39 +205,24 @@ typedef struct emit {
 	uint8_t quiet;     /* pass 2 notes nothing of it: it repeats an event already noted */
 } emit;
 
+/* Makes e a transition of goroutine id between two states. */
+static inline void scan_tr(emit *e, int64_t id, uint8_t from, uint8_t to)
+{
+	e->has_tr = 1;
+	e->id = id;
+	e->from = from;
+	e->to = to;
+}
+
 /* Applies one emitted event at local time t (see scan.c). */
 int scan_apply(walk *k, int64_t t, const emit *e);
 int scan_nomem(gtr_error *err);
+/* Fills scan.order: the streams, largest first (the work queue's order). */
+void scan_order_streams(scan *s);
 /* Pass 2: the first track of goroutine g, or -1. */
 ptrdiff_t scan_track_find(const scan *s, int64_t g);
 /* Counts `bytes` of events walked, for the progress line (not for waiter walks). */
 void scan_progress(walk *k, uint64_t bytes);
-
-/* A uvarint as Go reads it: at most 10 bytes, the 10th at most 1. */
-static inline int scan_uvar(const uint8_t **pp, const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *p = *pp;
-	if (p < end && p[0] < 0x80) {
-		*v = p[0];
-		*pp = p + 1;
-		return 0;
-	}
-	uint64_t x = 0;
-	for (unsigned i = 0, sh = 0; i < 10; i++, sh += 7) {
-		if (p >= end)
-			return -1;
-		uint8_t b = *p++;
-		if (i == 9 && b > 1)
-			return -1;
-		x |= (uint64_t)(b & 0x7f) << sh;
-		if (b < 0x80) {
-			*v = x;
-			*pp = p;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* 0 when goroutine g is surely not tracked in pass 2. */
 static inline int scan_maybe_tracked(const scan *s, int64_t g)
@@ -291,13 +275,14 @@ static inline int64_t scan_v1_local(const gtr_v1_index *x, uint64_t ticks)
 }
 
 /* v1 (core/scan_v1.c): the P streams, the walk, the CPU samples of pass 2,
- * and the pauses from the begins and ends pass 1 found. */
+ * and the pauses from the begins and ends pass 1 found (in place; returns
+ * how many). */
 int scan_v1_streams(scan *s);
 int scan_v1_walk(walk *k, size_t from, gtr_error *err);
 int scan_v1_samples(scan *s, worker *w, gtr_error *err);
 int64_t scan_v1_last_sample(const scan *s);
 /* A local time as ns since the first event, as gtr_v1_ns converts its tick. */
 uint64_t scan_v1_ns(const scan *s, int64_t local);
-int scan_v1_pauses(const scan *s, cstw *stw, size_t *n);
+size_t scan_v1_pauses(cstw *stw, size_t n);
 
 #endif

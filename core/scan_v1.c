@@ -33,18 +33,8 @@
 #include "scan_impl.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "vec.h"
-
-static int cmp_bytes(const void *a, const void *b, void *ctx)
-{
-	const stream *st = ctx;
-	uint64_t x = st[*(const size_t *)a].bytes, y = st[*(const size_t *)b].bytes;
-	if (x != y)
-		return x > y ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
 
 int scan_v1_streams(scan *s)
 {
@@ -67,21 +57,9 @@ int scan_v1_streams(scan *s)
 			s->sb[s->nsb++] = (sbatch){b, 0};
 			sm->bytes += x->batches[b].end - x->batches[b].off;
 		}
-		s->order[i] = i;
 	}
 	s->nstreams = x->nprocs;
-	/* lean_next's events: their argument count plus one; 0 for the rest. */
-	const gtr_trace *t = s->t;
-	for (unsigned typ = 0; typ < 64; typ++) {
-		s->v1_lean[typ] = 0;
-		if (typ >= t->nspecs || !t->specs[typ].name || typ == GTR_V1_BATCH ||
-		    typ == GTR_V1_FREQUENCY || typ == GTR_V1_STACK || typ == GTR_V1_STRING ||
-		    typ == GTR_V1_TIMERGOROUTINE || typ == GTR_V1_CPUSAMPLE || typ == GTR_V1_USERLOG ||
-		    t->specs[typ].nargs > GTR_MAX_ARGS)
-			continue;
-		s->v1_lean[typ] = (uint8_t)(t->specs[typ].nargs + 1);
-	}
-	qsort_r(s->order, s->nstreams, sizeof *s->order, cmp_bytes, s->streams);
+	scan_order_streams(s);
 	return 0;
 }
 
@@ -109,61 +87,6 @@ static uint64_t exit_ticks(const gtr_v1_index *x, const gtr_v1_event *ev)
 	if (i >= 0)
 		return x->oob[i].ticks;
 	return ev->args[2] ? ev->args[2] : ev->ticks;
-}
-
-/*
- * gtr_v1_cursor_next for the events that make up nearly all of a trace:
- * timed, of a known type with its argument count, no trailing data.
- * Anything else (tables, CPU samples, logs, a malformed event) goes to
- * gtr_v1_cursor_next, which reads it or says what is wrong. Unlike it,
- * this does not look up the stacks and strings an event names.
- */
-static inline int lean_next(gtr_v1_cursor *c, gtr_v1_event *ev, const uint8_t *lean,
-			    gtr_error *err)
-{
-	const uint8_t *d = c->t->data;
-	if (c->pos >= c->end)
-		return 0;
-	uint64_t off = c->pos;
-	unsigned typ = d[off] & 0x3f, field = d[off] >> 6;
-	unsigned nargs = lean[typ];
-	const uint8_t *p = d + off + 1, *end = d + c->end;
-	if (!nargs--)
-		return gtr_v1_cursor_next(c, ev, err);
-	if (field == 3) {
-		/* Three arguments or more: their length in bytes first. */
-		uint64_t len;
-		if (nargs < 3 || scan_uvar(&p, end, &len) < 0 || len > (uint64_t)(end - p))
-			return gtr_v1_cursor_next(c, ev, err);
-		end = p + len;
-	} else if (field != nargs) {
-		return gtr_v1_cursor_next(c, ev, err);
-	}
-	/* The time delta, then the arguments straight into place. */
-	uint64_t dt;
-	if (scan_uvar(&p, end, &dt) < 0)
-		return gtr_v1_cursor_next(c, ev, err);
-	for (unsigned j = 0; j < nargs; j++)
-		if (scan_uvar(&p, end, &ev->args[j]) < 0)
-			return gtr_v1_cursor_next(c, ev, err);
-	if (field == 3 && p != end)
-		return gtr_v1_cursor_next(c, ev, err);
-	c->pos = (uint64_t)(p - d);
-	c->index++;
-	c->ticks += dt;
-	ev->off = off;
-	ev->type = (uint8_t)typ;
-	ev->nargs = (uint8_t)nargs;
-	ev->data = (gtr_str){NULL, 0};
-	ev->ticks = c->ticks;
-	ev->seq = c->seq;
-	ev->p = c->p;
-	ev->batch = c->batch;
-	ev->index = c->index;
-	ev->blocked = 0;
-	ev->oob = 0;
-	ev->g = gtr_v1_event_g(typ, nargs ? ev->args[0] : 0, &c->g);
-	return 1;
 }
 
 /* Goroutines a GoCreate named before the trace's start ended (pass 2, tracked ones). */
@@ -222,7 +145,8 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 		gtr_v1_cursor c;
 		gtr_v1_event ev;
 		gtr_v1_cursor_init(&c, t, b->b, (uint64_t)st->cg);
-		while ((rc = lean_next(&c, &ev, s->v1_lean, err)) > 0) {
+		c.unchecked = 1; /* only the printed stacks are looked up */
+		while ((rc = gtr_v1_cursor_next(&c, &ev, err)) > 0) {
 			int64_t tm = scan_tick(st, scan_v1_local(x, ev.ticks));
 			if (st->sc && (rc = syscall_decide(k, &ev, err)) < 0)
 				goto out;
@@ -239,57 +163,23 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 			case GTR_V1_GOSTART:
 			case GTR_V1_GOSTARTLOCAL:
 			case GTR_V1_GOSTARTLABEL:
-				e.has_tr = 1;
-				e.id = (int64_t)ev.args[0];
-				e.from = pre ? GTR_GS_UNDETERMINED : GTR_GS_RUNNABLE;
-				e.to = GTR_GS_RUNNING;
+				scan_tr(&e, (int64_t)ev.args[0], pre ? GTR_GS_UNDETERMINED : GTR_GS_RUNNABLE, GTR_GS_RUNNING);
 				if (pre)
 					pre_drop(&pi, e.id);
 				break;
 			case GTR_V1_GOEND:
-				e.has_tr = 1;
-				e.id = g;
-				e.from = GTR_GS_RUNNING;
-				e.to = GTR_GS_NOTEXIST;
-				break;
-			case GTR_V1_GOSCHED:
-			case GTR_V1_GOPREEMPT:
-			case GTR_V1_GOSTOP:
-			case GTR_V1_GOSLEEP:
-			case GTR_V1_GOBLOCK:
-			case GTR_V1_GOBLOCKSEND:
-			case GTR_V1_GOBLOCKRECV:
-			case GTR_V1_GOBLOCKSELECT:
-			case GTR_V1_GOBLOCKSYNC:
-			case GTR_V1_GOBLOCKCOND:
-			case GTR_V1_GOBLOCKNET:
-			case GTR_V1_GOBLOCKGC:
-				e.has_tr = 1;
-				e.id = g;
-				e.from = GTR_GS_RUNNING;
-				e.to = typ == GTR_V1_GOSCHED || typ == GTR_V1_GOPREEMPT ? GTR_GS_RUNNABLE
-											 : GTR_GS_WAITING;
-				e.reason = typ;
+				scan_tr(&e, g, GTR_GS_RUNNING, GTR_GS_NOTEXIST);
 				break;
 			case GTR_V1_GOUNBLOCK:
 			case GTR_V1_GOUNBLOCKLOCAL:
-				e.has_tr = 1;
-				e.id = (int64_t)ev.args[0];
-				e.from = GTR_GS_WAITING;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, (int64_t)ev.args[0], GTR_GS_WAITING, GTR_GS_RUNNABLE);
 				break;
 			case GTR_V1_GOSYSCALL:
-				e.has_tr = 1;
-				e.id = g;
-				e.from = GTR_GS_RUNNING;
-				e.to = GTR_GS_SYSCALL;
+				scan_tr(&e, g, GTR_GS_RUNNING, GTR_GS_SYSCALL);
 				break;
 			case GTR_V1_GOSYSEXIT:
 			case GTR_V1_GOSYSEXITLOCAL:
-				e.has_tr = 1;
-				e.id = (int64_t)ev.args[0];
-				e.from = GTR_GS_SYSCALL;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, (int64_t)ev.args[0], GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
 				/* At the time it carries, which Go orders it by. */
 				tm = scan_v1_local(x, exit_ticks(x, &ev));
 				if (k->mode == MODE_PASS1 && tm > w->maxlocal)
@@ -297,10 +187,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 				break;
 			case GTR_V1_GOWAITING:
 			case GTR_V1_GOINSYSCALL:
-				e.has_tr = 1;
-				e.id = (int64_t)ev.args[0];
-				e.from = GTR_GS_UNDETERMINED;
-				e.to = typ == GTR_V1_GOWAITING ? GTR_GS_WAITING : GTR_GS_SYSCALL;
+				scan_tr(&e, (int64_t)ev.args[0], GTR_GS_UNDETERMINED, typ == GTR_V1_GOWAITING ? GTR_GS_WAITING : GTR_GS_SYSCALL);
 				if (pre)
 					pre_drop(&pi, e.id);
 				break;
@@ -318,10 +205,7 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 					}
 					break;
 				}
-				e.has_tr = 1;
-				e.id = (int64_t)ev.args[0];
-				e.from = GTR_GS_NOTEXIST;
-				e.to = GTR_GS_RUNNABLE;
+				scan_tr(&e, (int64_t)ev.args[0], GTR_GS_NOTEXIST, GTR_GS_RUNNABLE);
 				e.tr_stack = ev.args[1];
 				break;
 			case GTR_V1_GOMAXPROCS:
@@ -361,6 +245,13 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 			case GTR_V1_GCSTART:
 			case GTR_V1_GCDONE:
 				e.evg = 0;
+				break;
+			default:
+				/* GoSched, GoPreempt, GoStop, GoSleep and the GoBlocks. */
+				if (gtr_v1_stop_state(typ) != GTR_GS_UNDETERMINED) {
+					scan_tr(&e, g, GTR_GS_RUNNING, gtr_v1_stop_state(typ));
+					e.reason = typ;
+				}
 				break;
 			}
 			if ((rc = scan_emit(k, tm, &e)) < 0)
@@ -433,14 +324,13 @@ static int cmp_mark(const void *a, const void *b)
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-int scan_v1_pauses(const scan *s, cstw *stw, size_t *n)
+size_t scan_v1_pauses(cstw *stw, size_t n)
 {
-	(void)s;
-	if (*n)
-		qsort(stw, *n, sizeof *stw, cmp_mark);
+	if (n)
+		qsort(stw, n, sizeof *stw, cmp_mark);
 	size_t out = 0;
 	int depth = 0;
-	for (size_t i = 0; i < *n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		cstw m = stw[i];
 		if (!m.is_end) {
 			if (depth++ == 0)
@@ -450,6 +340,5 @@ int scan_v1_pauses(const scan *s, cstw *stw, size_t *n)
 			stw[out - 1].open = 0;
 		}
 	}
-	*n = out;
-	return 0;
+	return out;
 }

@@ -463,6 +463,14 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 			goto fail;                                                         \
 	} while (0)
 
+	/* The cursor's lean events (lean_one): their count of arguments plus one. */
+	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
+		x->lean[typ] = lead == 1 && t->specs[typ].name && timed(typ) &&
+					       typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG &&
+					       t->specs[typ].nargs <= GTR_MAX_ARGS
+				       ? (uint8_t)(t->specs[typ].nargs + 1)
+				       : 0;
+
 	/* Types the fast path below may take: timed, with nothing the index needs but the time. */
 	uint8_t plain[64] = {0};
 	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
@@ -953,6 +961,7 @@ void gtr_v1_cursor_init(gtr_v1_cursor *c, const gtr_trace *t, size_t batch, uint
 	c->batch = (int64_t)batch;
 	c->index = 0;
 	c->loss = NULL;
+	c->unchecked = 0;
 	/* The header was checked by the index pass: step over its inline values. */
 	unsigned count = (t->data[b->off] >> 6) + lead_values(t->info.version);
 	ptrdiff_t k = gtr_uvarint_skip_scalar(t->data + b->off + 1, t->data + b->end, count);
@@ -1052,12 +1061,71 @@ static int decode_one(const gtr_trace *t, uint64_t *pos, uint64_t end, gtr_v1_ev
 	return check_refs(t, ev, loss, err);
 }
 
+/*
+ * The common event, read inline: timed, of a type in x->lean (its count
+ * of arguments, no trailing data), inline or length-prefixed, whole in
+ * the batch. Returns 1, or 0 for anything else (decode_one reads it and
+ * says what is wrong). Stacks and strings it names are checked unless
+ * the cursor says not to.
+ */
+static inline int lean_one(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err, int *rc)
+{
+	const gtr_v1_index *x = X(c->t);
+	const uint8_t *d = c->t->data;
+	uint64_t off = c->pos;
+	unsigned typ = d[off] & 0x3f, field = d[off] >> 6;
+	unsigned nargs = x->lean[typ];
+	const uint8_t *p = d + off + 1, *end = d + c->end;
+	if (!nargs--)
+		return 0;
+	if (field == 3) {
+		/* Three arguments or more: their length in bytes first. */
+		uint64_t len;
+		if (nargs < 3 || gtr_uvarint_next(&p, end, &len) < 0 || len > (uint64_t)(end - p))
+			return 0;
+		end = p + len;
+	} else if (field != nargs) {
+		return 0;
+	}
+	/* The time delta, then the arguments straight into place. */
+	uint64_t dt;
+	if (gtr_uvarint_next(&p, end, &dt) < 0)
+		return 0;
+	for (unsigned j = 0; j < nargs; j++)
+		if (gtr_uvarint_next(&p, end, &ev->args[j]) < 0)
+			return 0;
+	if (field == 3 && p != end)
+		return 0;
+	c->index++;
+	ev->off = off;
+	ev->type = (uint8_t)typ;
+	ev->nargs = (uint8_t)nargs;
+	ev->data = (gtr_str){NULL, 0};
+	if (!c->unchecked && (x->stack_args[typ] | x->string_args[typ]) &&
+	    (*rc = check_refs(c->t, ev, c->loss, err)) < 0) {
+		if (err && err->batch < 0) {
+			err->batch = c->batch;
+			err->event = c->index;
+		}
+		return 1;
+	}
+	c->pos = (uint64_t)(p - d);
+	c->ticks += dt;
+	gtr_v1_cursor_stamp(c, ev);
+	ev->g = gtr_v1_event_g(typ, nargs ? ev->args[0] : 0, &c->g);
+	*rc = 1;
+	return 1;
+}
+
 int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
 {
 	const gtr_trace *t = c->t;
 	for (;;) {
 		if (c->pos >= c->end)
 			return 0;
+		int lean_rc;
+		if (lean_one(c, ev, err, &lean_rc))
+			return lean_rc;
 		uint64_t lead[2];
 		c->index++;
 		int rc = decode_one(t, &c->pos, c->end, ev, lead, c->loss, err);
@@ -1079,13 +1147,7 @@ int gtr_v1_cursor_next(gtr_v1_cursor *c, gtr_v1_event *ev, gtr_error *err)
 		if (t->info.version == 5)
 			c->seq += lead[0];
 		c->ticks += lead[1];
-		ev->ticks = c->ticks;
-		ev->seq = c->seq;
-		ev->p = c->p;
-		ev->batch = c->batch;
-		ev->index = c->index;
-		ev->blocked = 0;
-		ev->oob = 0;
+		gtr_v1_cursor_stamp(c, ev);
 		/* Which goroutine the event belongs to, as Go's parsers decide it. */
 		ev->g = gtr_v1_event_g(typ, ev->nargs ? ev->args[0] : 0, &c->g);
 		return 1;

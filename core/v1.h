@@ -135,6 +135,9 @@ typedef struct gtr_v1_index {
 	size_t *oob_order;     /* oob sorted by (key, offset) */
 	uint64_t count[GTR_V1_NTYPES];
 	uint64_t bytes[GTR_V1_NTYPES];
+	/* Per type: its count of arguments plus one when the cursor reads it
+	 * inline (timed, no trailing data, not go 1.5), else 0. */
+	uint8_t lean[64];
 	/* Per type: which arguments are stack ids and which string ids. */
 	uint8_t stack_args[GTR_V1_NTYPES];
 	uint8_t string_args[GTR_V1_NTYPES];
@@ -174,7 +177,34 @@ typedef struct gtr_v1_cursor {
 	int64_t batch;
 	int64_t index; /* events read in this batch, the EvBatch event being 0 */
 	gtr_loss *loss; /* a tolerant read counts missing references here; may be NULL */
+	uint8_t unchecked; /* 1: the stacks and strings events name are not looked up */
 } gtr_v1_cursor;
+
+/* The events that stop a goroutine with a reason, by the state it goes to. */
+#define GTR_V1_BIT(typ) (UINT64_C(1) << (typ))
+#define GTR_V1_STOP_RUNNABLE (GTR_V1_BIT(GTR_V1_GOSCHED) | GTR_V1_BIT(GTR_V1_GOPREEMPT))
+#define GTR_V1_STOP_WAITING                                                                    \
+	(GTR_V1_BIT(GTR_V1_GOSTOP) | GTR_V1_BIT(GTR_V1_GOSLEEP) | GTR_V1_BIT(GTR_V1_GOBLOCK) |   \
+	 GTR_V1_BIT(GTR_V1_GOBLOCKSEND) | GTR_V1_BIT(GTR_V1_GOBLOCKRECV) |                       \
+	 GTR_V1_BIT(GTR_V1_GOBLOCKSELECT) | GTR_V1_BIT(GTR_V1_GOBLOCKSYNC) |                     \
+	 GTR_V1_BIT(GTR_V1_GOBLOCKCOND) | GTR_V1_BIT(GTR_V1_GOBLOCKNET) |                        \
+	 GTR_V1_BIT(GTR_V1_GOBLOCKGC))
+
+/*
+ * The state a goroutine goes to when it stops running by an event of
+ * type `typ` that has a reason (gtr_v1_block_reason): Runnable or
+ * Waiting; GTR_GS_UNDETERMINED for every other event.
+ */
+static inline uint8_t gtr_v1_stop_state(unsigned typ)
+{
+	if (typ >= 64)
+		return GTR_GS_UNDETERMINED;
+	if (GTR_V1_STOP_RUNNABLE >> typ & 1)
+		return GTR_GS_RUNNABLE;
+	if (GTR_V1_STOP_WAITING >> typ & 1)
+		return GTR_GS_WAITING;
+	return GTR_GS_UNDETERMINED;
+}
 
 /*
  * Which goroutine a timed event of type `typ` belongs to, as Go's
@@ -189,29 +219,29 @@ static inline uint64_t gtr_v1_event_g(unsigned typ, uint64_t arg0, uint64_t *g)
 	case GTR_V1_GOSTARTLOCAL:
 	case GTR_V1_GOSTARTLABEL:
 		return *g = arg0;
-	case GTR_V1_GOEND:
-	case GTR_V1_GOSTOP:
-	case GTR_V1_GOSCHED:
-	case GTR_V1_GOPREEMPT:
-	case GTR_V1_GOSLEEP:
-	case GTR_V1_GOBLOCK:
-	case GTR_V1_GOBLOCKSEND:
-	case GTR_V1_GOBLOCKRECV:
-	case GTR_V1_GOBLOCKSELECT:
-	case GTR_V1_GOBLOCKSYNC:
-	case GTR_V1_GOBLOCKCOND:
-	case GTR_V1_GOBLOCKNET:
-	case GTR_V1_GOSYSBLOCK:
-	case GTR_V1_GOBLOCKGC:
-		*g = 0;
-		return was;
 	case GTR_V1_GOSYSEXIT:
 	case GTR_V1_GOWAITING:
 	case GTR_V1_GOINSYSCALL:
 		return arg0;
 	default:
+		/* A goroutine that ends or stops leaves the P without one. */
+		if (typ < 64 && ((GTR_V1_STOP_RUNNABLE | GTR_V1_STOP_WAITING | GTR_V1_BIT(GTR_V1_GOEND) |
+				  GTR_V1_BIT(GTR_V1_GOSYSBLOCK)) >> typ & 1))
+			*g = 0;
 		return was;
 	}
+}
+
+/* What a cursor stamps on each timed event it hands out. */
+static inline void gtr_v1_cursor_stamp(const gtr_v1_cursor *c, gtr_v1_event *ev)
+{
+	ev->ticks = c->ticks;
+	ev->seq = c->seq;
+	ev->p = c->p;
+	ev->batch = c->batch;
+	ev->index = c->index;
+	ev->blocked = 0;
+	ev->oob = 0;
 }
 
 /* Positions c at the first event of batch `batch`; g as above (0: none). */

@@ -878,24 +878,6 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		if ((e = tget(&o->gs, (uint64_t)g)) && e->waiters < 0)
 			tdel(&o->gs, (uint64_t)g);
 		break;
-	case GTR_V1_GOSCHED:
-	case GTR_V1_GOPREEMPT:
-		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_RUNNABLE, gtr_v1_block_reason(typ),
-					    gtr_v1_stack_or_zero(o->x, ev->stack)));
-		break;
-	case GTR_V1_GOSTOP:
-	case GTR_V1_GOSLEEP:
-	case GTR_V1_GOBLOCK:
-	case GTR_V1_GOBLOCKSEND:
-	case GTR_V1_GOBLOCKRECV:
-	case GTR_V1_GOBLOCKSELECT:
-	case GTR_V1_GOBLOCKSYNC:
-	case GTR_V1_GOBLOCKCOND:
-	case GTR_V1_GOBLOCKNET:
-	case GTR_V1_GOBLOCKGC:
-		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_WAITING, gtr_v1_block_reason(typ),
-					    gtr_v1_stack_or_zero(o->x, ev->stack)));
-		break;
 	case GTR_V1_GOUNBLOCK:
 		rc = add_trans(o, ev, gtrans((int64_t)src->args[0], GTR_GS_WAITING, GTR_GS_RUNNABLE, none, 0));
 		break;
@@ -916,6 +898,14 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		rc = add_trans(o, ev, gtrans((int64_t)src->args[0], GTR_GS_UNDETERMINED,
 					    typ == GTR_V1_GOWAITING ? GTR_GS_WAITING : GTR_GS_SYSCALL, none, 0));
 		break;
+	default: {
+		/* GoSched, GoPreempt, GoStop, GoSleep and the GoBlocks. */
+		uint8_t to = gtr_v1_stop_state(typ);
+		if (to != GTR_GS_UNDETERMINED)
+			rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, (gtr_gstate)to, gtr_v1_block_reason(typ),
+						    gtr_v1_stack_or_zero(o->x, ev->stack)));
+		break;
+	}
 	}
 	return rc;
 }

@@ -56,6 +56,26 @@ static inline int gtr_uvarint_decode(const uint8_t *p, const uint8_t *end, uint6
 }
 
 /*
+ * gtr_uvarint_decode stepping a cursor: decodes the uvarint at *pp into
+ * *v and moves *pp past it; returns 0, or -1 (*pp unmoved) as that says.
+ * One-byte values, most of a trace's, take no loop.
+ */
+static inline int gtr_uvarint_next(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	if (p < end && p[0] < 0x80) {
+		*v = p[0];
+		*pp = p + 1;
+		return 0;
+	}
+	int k = gtr_uvarint_decode(p, end, v);
+	if (k <= 0)
+		return -1;
+	*pp = p + k;
+	return 0;
+}
+
+/*
  * Skips n uvarints starting at p without decoding them. Returns the
  * number of bytes skipped, or a negative GTR_UVARINT_* status (SHORT is
  * returned as -2 here so that 0 stays a valid length for n == 0).
