@@ -12,14 +12,16 @@
 #    BENCH_REGEN=1 makes them again.
 # 2. Times the uvarint kernels (bench/kernels.c).
 # 3. On each trace, for each ISA the CPU runs and each -j: gtr greedy,
-#    gtr footprint and gtr dump > /dev/null, best of BENCH_RUNS (5) runs.
+#    gtr footprint and gtr dump > /dev/null, best of BENCH_RUNS (5) runs;
+#    gtr stats on the best ISA alone (it reads events in time order, where
+#    the ISA changes little, and takes the longest).
 # 4. Times Go's own readers on the same files: go tool trace -d=footprint
 #    on the v2 traces and go tool trace -pprof=sched on the 200 MiB one,
 #    and prints gtr's speed and memory against theirs.
 #
 # Environment: BUILD (build), GO_DIR (/opt/gtr-go), BENCH_RUNS (5),
 # BENCH_GO_RUNS (BENCH_RUNS), BENCH_BIG, BENCH_MID, BENCH_REGEN,
-# BENCH_ISAS (every ISA the CPU runs), BENCH_CMDS (greedy footprint dump),
+# BENCH_ISAS (every ISA the CPU runs), BENCH_CMDS (greedy footprint dump stats),
 # BENCH_TRACES (all three names, without .trace), BENCH_SKIP_GO=1,
 # BENCH_CACHE (bench/cache: where traces, tools and results go),
 # BENCH_GEN_ONLY=1 (make the traces, measure nothing).
@@ -31,7 +33,7 @@ RUNS=${BENCH_RUNS:-5}
 GO_RUNS=${BENCH_GO_RUNS:-$RUNS}
 BIG=${BENCH_BIG:-1073741824}
 MID=${BENCH_MID:-209715200}
-CMDS=${BENCH_CMDS:-greedy footprint dump}
+CMDS=${BENCH_CMDS:-greedy footprint dump stats}
 TRACES=${BENCH_TRACES:-v2-go1.26-1g v1-go1.21-1g v2-go1.26-200m}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -219,6 +221,7 @@ for t in $TRACES; do
 	echo "trace input=$t bytes=$bytes events=$events"
 	for cmd in $CMDS; do
 		for isa in "${isas[@]}"; do
+			[ "$cmd" = stats ] && [ "$isa" != "$best_isa" ] && continue
 			for j in $(jobs_of "$cmd"); do
 				jarg=()
 				[ "$j" != - ] && jarg=(-j "$j")

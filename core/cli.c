@@ -782,7 +782,11 @@ static int run_stats(args *a)
 	gtr_error err;
 	gtr_error_clear(&err);
 	gtr_stats *s = NULL;
-	int rc = gtr_stats_run(op.trace, &s, &err);
+	/* The goroutine rows the report prints, and no others. */
+	gtr_stats_keep keep = {.all = opts.by != GTR_STATS_BY_FUNC && opts.top == 0,
+			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
+			       .sort = opts.sort};
+	int rc = gtr_stats_run(op.trace, &keep, &s, &err);
 	if (rc == 0)
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
 	st = finish(path, rc, &err, &o);
@@ -1311,7 +1315,7 @@ static int run_report(args *a)
 		rc = gtr_greedy_run(r->op.trace, top, &r->g, &err);
 		progress_pass = "stats";
 		if (rc == 0)
-			rc = gtr_stats_run(r->op.trace, &r->s, &err);
+			rc = gtr_stats_run(r->op.trace, &(gtr_stats_keep){0}, &r->s, &err);
 		progress_pass = "timeline";
 		if (rc == 0)
 			rc = gtr_timeline_run(r->op.trace, &topts, &r->tl, &err);

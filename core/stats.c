@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 /* Frames read to name a goroutine: its entry function is the outermost. */
 #define NAME_FRAMES 256
@@ -241,8 +242,73 @@ int gtr_runtime_version_from_path(gtr_str file, char *buf, size_t cap)
 	return 0;
 }
 
+/* --- the order of rows --- */
+
+gtr_stats_key gtr_stats_table_key(gtr_stats_key k, int funcs)
+{
+	/* Keys that make no sense for a table fall back to a neighbour. */
+	if (funcs && k == GTR_SK_ID)
+		return GTR_SK_NAME;
+	if (!funcs && k == GTR_SK_GOROUTINES)
+		return GTR_SK_EXEC;
+	return k;
+}
+
+uint64_t gtr_stats_key_value(gtr_stats_key k, const gtr_times *t, const gtr_hist *h,
+			     size_t goroutines, int64_t id)
+{
+	switch (k) {
+	case GTR_SK_EXEC: return t->exec;
+	case GTR_SK_SCHED: return t->sched_wait;
+	case GTR_SK_BLOCK: return gtr_times_block(t);
+	case GTR_SK_CHAN: return t->block[GTR_BLOCK_CHAN];
+	case GTR_SK_SELECT: return t->block[GTR_BLOCK_SELECT];
+	case GTR_SK_SYNC: return t->block[GTR_BLOCK_SYNC];
+	case GTR_SK_NET: return t->block[GTR_BLOCK_NET];
+	case GTR_SK_SLEEP: return t->block[GTR_BLOCK_SLEEP];
+	case GTR_SK_GC: return t->block[GTR_BLOCK_GC];
+	case GTR_SK_OTHER: return t->block[GTR_BLOCK_OTHER];
+	case GTR_SK_SYSCALL: return t->syscall;
+	case GTR_SK_ASSIST: return t->gc_assist;
+	case GTR_SK_SLICES: return h->count;
+	case GTR_SK_P50: return gtr_hist_percentile(h, 50);
+	case GTR_SK_P99: return gtr_hist_percentile(h, 99);
+	case GTR_SK_MAX: return h->max;
+	case GTR_SK_GOROUTINES: return goroutines;
+	case GTR_SK_ID: return (uint64_t)id;
+	default: return 0;
+	}
+}
+
+static int cmp_str(gtr_str a, gtr_str b)
+{
+	size_t n = a.n < b.n ? a.n : b.n;
+	int c = n ? memcmp(a.p, b.p, n) : 0;
+	if (c)
+		return c;
+	return a.n < b.n ? -1 : a.n > b.n;
+}
+
+int gtr_stats_row_order(gtr_stats_key k, uint64_t ka, gtr_str fa, int64_t ida, uint64_t kb,
+			gtr_str fb, int64_t idb)
+{
+	if (ka != kb)
+		return (ka > kb) == (k == GTR_SK_ID || k == GTR_SK_NAME) ? 1 : -1;
+	int c = cmp_str(fa, fb);
+	if (c)
+		return c;
+	return ida < idb ? -1 : ida > idb;
+}
+
 /* --- the analysis --- */
 
+/*
+ * A goroutine is tracked from the first event that names it until it
+ * exits or the trace ends. Then its row is final: it is added to its
+ * start function's, and kept only if gtr_stats_keep asks for it. Memory
+ * follows the goroutines alive at once, the start functions and the
+ * stacks that name them, and the rows kept.
+ */
 typedef struct track {
 	uint8_t state;      /* gtr_gstate of the open interval */
 	uint8_t open;       /* an interval is being timed */
@@ -257,23 +323,45 @@ typedef struct track {
 	uint64_t name_stack; /* the stack that names it, 0 none */
 } track;
 
+/* A row kept for the top of the goroutine table, with its sort value. */
+typedef struct ranked {
+	gtr_gstats g;
+	uint64_t key;
+} ranked;
+
 typedef struct srun {
 	const gtr_trace *t;
 	gtr_stats *res;
-	gtr_idmap *gids; /* goroutine id -> index */
+	gtr_frame *frames;
+	/* Goroutines alive: slots of live[] and tr[], found by id. */
+	gtr_idmap *gids;
+	gtr_gstats *live;
 	track *tr;
+	size_t nslots, capslots;
+	size_t *freed;       /* slots to reuse */
+	size_t nfreed;
+	/* Start functions: fs[] by name (a hash of it), and by naming stack. */
+	gtr_idmap *fnames;
+	gtr_idmap *fstacks;  /* (table, creation?) and stack -> fs index */
+	size_t capfs;
+	/* Rows kept: every one, or those of keep->ids, in res->gs ... */
+	gtr_stats_keep keep;
 	size_t capgs;
+	/* ... and the first keep.top of the others, a heap with the last on top. */
+	ranked *heap;
+	size_t nheap;
+	gtr_stats_key gkey;
 	uint64_t sync_ts;
 	int ty_sync, ty_assist_begin, ty_assist_end, ty_assist_active;
 } srun;
 
 static gtr_gstats *g_find(srun *r, int64_t id, track **tk)
 {
-	uint64_t idx;
-	if (!gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
+	uint64_t slot;
+	if (!gtr_idmap_get(r->gids, 0, (uint64_t)id, &slot))
 		return NULL;
-	*tk = &r->tr[idx];
-	return &r->res->gs[idx];
+	*tk = &r->tr[slot];
+	return &r->live[slot];
 }
 
 static gtr_gstats *g_get(srun *r, int64_t id, track **tk)
@@ -281,28 +369,209 @@ static gtr_gstats *g_get(srun *r, int64_t id, track **tk)
 	gtr_gstats *g = g_find(r, id, tk);
 	if (g)
 		return g;
+	size_t slot;
+	if (r->nfreed) {
+		slot = r->freed[--r->nfreed];
+	} else {
+		if (r->nslots == r->capslots) {
+			size_t ncap = r->capslots ? r->capslots * 2 : 64;
+			gtr_gstats *nl = realloc(r->live, ncap * sizeof *nl);
+			if (!nl)
+				return NULL;
+			r->live = nl;
+			track *nt = realloc(r->tr, ncap * sizeof *nt);
+			if (!nt)
+				return NULL;
+			r->tr = nt;
+			size_t *nf = realloc(r->freed, ncap * sizeof *nf);
+			if (!nf)
+				return NULL;
+			r->freed = nf;
+			r->capslots = ncap;
+		}
+		slot = r->nslots;
+	}
+	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, slot) < 0)
+		return NULL;
+	if (slot == r->nslots)
+		r->nslots++;
+	g = &r->live[slot];
+	memset(g, 0, sizeof *g);
+	g->id = id;
+	*tk = &r->tr[slot];
+	memset(*tk, 0, sizeof **tk);
+	return g;
+}
+
+/* The index in fs of the start function called name, added when new. */
+static int func_index(srun *r, gtr_str name, size_t *fn)
+{
+	gtr_stats *res = r->res;
+	uint64_t h = name.n ? XXH3_64bits(name.p, name.n) : 0, v;
+	/* Names whose hashes collide take the next probe. */
+	uint64_t probe = 0;
+	for (; gtr_idmap_get(r->fnames, h, probe, &v); probe++)
+		if (cmp_str(res->fs[v].func, name) == 0) {
+			*fn = (size_t)v;
+			return 0;
+		}
+	if (res->nfs == r->capfs) {
+		size_t ncap = r->capfs ? r->capfs * 2 : 16;
+		gtr_fstats *nf = realloc(res->fs, ncap * sizeof *nf);
+		if (!nf)
+			return GTR_E_NOMEM;
+		res->fs = nf;
+		r->capfs = ncap;
+	}
+	if (gtr_idmap_put(r->fnames, h, probe, res->nfs) < 0)
+		return GTR_E_NOMEM;
+	gtr_fstats *f = &res->fs[res->nfs];
+	memset(f, 0, sizeof *f);
+	f->func = name;
+	*fn = res->nfs++;
+	return 0;
+}
+
+/*
+ * The start function of a goroutine: the entry of the stack it was
+ * created with, else the outermost frame of the first stack it was seen
+ * with, else "?". Notes a runtime release on the way.
+ */
+static int func_of(srun *r, const track *k, size_t *fn)
+{
+	gtr_stats *res = r->res;
+	uint64_t key = (uint64_t)k->name_table << 1 | k->name_is_create, v;
+	if (k->name_stack && gtr_idmap_get(r->fstacks, key, k->name_stack, &v)) {
+		*fn = (size_t)v;
+		return 0;
+	}
+	gtr_str name = GTR_STR("?");
+	size_t n = 0;
+	gtr_error e;
+	gtr_error_clear(&e);
+	if (k->name_stack &&
+	    gtr_trace_stack(r->t, k->name_table, k->name_stack, r->frames, NAME_FRAMES, &n, &e) == 0 && n) {
+		/* A creation stack is the entry point; any other has it outermost. */
+		const gtr_frame *entry = k->name_is_create ? &r->frames[0] : &r->frames[n - 1];
+		if (entry->func.n)
+			name = entry->func;
+		for (size_t j = 0; j < n && !res->runtime_version[0]; j++)
+			gtr_runtime_version_from_path(r->frames[j].file, res->runtime_version,
+						      sizeof res->runtime_version);
+	}
+	if (func_index(r, name, fn) < 0)
+		return GTR_E_NOMEM;
+	if (k->name_stack && gtr_idmap_put(r->fstacks, key, k->name_stack, *fn) < 0)
+		return GTR_E_NOMEM;
+	return 0;
+}
+
+static int is_pinned(const srun *r, int64_t id)
+{
+	size_t lo = 0, hi = r->keep.nids;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->keep.ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < r->keep.nids && r->keep.ids[lo] == id;
+}
+
+/* a comes after b in the goroutine table. */
+static int ranked_after(const srun *r, const ranked *a, const ranked *b)
+{
+	return gtr_stats_row_order(r->gkey, a->key, a->g.func, a->g.id, b->key, b->g.func, b->g.id) > 0;
+}
+
+static void heap_down(srun *r, size_t i)
+{
+	ranked *h = r->heap;
+	for (;;) {
+		size_t c = 2 * i + 1, last = i;
+		if (c < r->nheap && ranked_after(r, &h[c], &h[last]))
+			last = c;
+		if (c + 1 < r->nheap && ranked_after(r, &h[c + 1], &h[last]))
+			last = c + 1;
+		if (last == i)
+			return;
+		ranked tmp = h[i];
+		h[i] = h[last];
+		h[last] = tmp;
+		i = last;
+	}
+}
+
+/* Appends a row to res->gs, which takes its histogram. */
+static int push_row(srun *r, const gtr_gstats *g)
+{
 	gtr_stats *res = r->res;
 	if (res->ngs == r->capgs) {
 		size_t ncap = r->capgs ? r->capgs * 2 : 64;
 		gtr_gstats *ng = realloc(res->gs, ncap * sizeof *ng);
 		if (!ng)
-			return NULL;
+			return GTR_E_NOMEM;
 		res->gs = ng;
-		track *nt = realloc(r->tr, ncap * sizeof *nt);
-		if (!nt)
-			return NULL;
-		r->tr = nt;
 		r->capgs = ncap;
 	}
-	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, res->ngs) < 0)
-		return NULL;
-	g = &res->gs[res->ngs];
-	memset(g, 0, sizeof *g);
-	g->id = id;
-	*tk = &r->tr[res->ngs];
-	memset(*tk, 0, sizeof **tk);
-	res->ngs++;
-	return g;
+	res->gs[res->ngs++] = *g;
+	return 0;
+}
+
+/* Keeps or drops a final row; either way the row's histogram is taken. */
+static int keep_row(srun *r, gtr_gstats *g)
+{
+	if (r->keep.all || is_pinned(r, g->id)) {
+		if (push_row(r, g) == 0)
+			return 0;
+		gtr_hist_free(&g->slices);
+		return GTR_E_NOMEM;
+	}
+	if (!r->keep.top) {
+		gtr_hist_free(&g->slices);
+		return 0;
+	}
+	ranked in = {*g, gtr_stats_key_value(r->gkey, &g->t, &g->slices, 1, g->id)};
+	if (r->nheap < r->keep.top) {
+		/* Up from the bottom while it comes after its parent. */
+		size_t i = r->nheap++;
+		for (; i > 0 && ranked_after(r, &in, &r->heap[(i - 1) / 2]); i = (i - 1) / 2)
+			r->heap[i] = r->heap[(i - 1) / 2];
+		r->heap[i] = in;
+	} else if (ranked_after(r, &r->heap[0], &in)) {
+		gtr_hist_free(&r->heap[0].g.slices);
+		r->heap[0] = in;
+		heap_down(r, 0);
+	} else {
+		gtr_hist_free(&in.g.slices);
+	}
+	return 0;
+}
+
+/* Ends the goroutine in slot: its row is final. */
+static int retire(srun *r, size_t slot)
+{
+	gtr_gstats g = r->live[slot];
+	const track *k = &r->tr[slot];
+	gtr_idmap_del(r->gids, 0, (uint64_t)g.id);
+	r->freed[r->nfreed++] = slot;
+	size_t fn;
+	if (func_of(r, k, &fn) < 0) {
+		gtr_hist_free(&g.slices);
+		return GTR_E_NOMEM;
+	}
+	gtr_fstats *f = &r->res->fs[fn];
+	g.fn = fn;
+	g.func = f->func;
+	f->goroutines++;
+	gtr_times_add(&f->t, &g.t);
+	r->res->goroutines++;
+	if (gtr_hist_merge(&f->slices, &g.slices) < 0) {
+		gtr_hist_free(&g.slices);
+		return GTR_E_NOMEM;
+	}
+	return keep_row(r, &g);
 }
 
 /* Adds d to the time of state `st` (block group `b` when Waiting). */
@@ -375,7 +644,11 @@ static int on_transition(srun *r, const gtr_event *ev, const gtr_transition *tr)
 			break;
 		finalize(g, k, ts);
 		return 0;
-	default: /* NotExist */
+	case GTR_GS_NOTEXIST:
+		/* Goroutine ids are never reused: it is done. */
+		finalize(g, k, ts);
+		return retire(r, (size_t)(g - r->live));
+	default:
 		finalize(g, k, ts);
 		return 0;
 	}
@@ -438,29 +711,24 @@ static int on_event(srun *r, const gtr_event *ev)
 	return 0;
 }
 
-static int cmp_str(gtr_str a, gtr_str b)
+/* The end of the trace stops every clock; open slices end there too. */
+static int retire_all(srun *r)
 {
-	size_t n = a.n < b.n ? a.n : b.n;
-	int c = n ? memcmp(a.p, b.p, n) : 0;
-	if (c)
-		return c;
-	return a.n < b.n ? -1 : a.n > b.n;
-}
-
-/* A goroutine's place in the by-function order. */
-typedef struct fkey {
-	gtr_str func;
-	int64_t id;
-	size_t idx;
-} fkey;
-
-static int cmp_by_func(const void *pa, const void *pb)
-{
-	const fkey *a = pa, *b = pb;
-	int c = cmp_str(a->func, b->func);
-	if (c)
-		return c;
-	return a->id < b->id ? -1 : a->id > b->id;
+	uint64_t end = r->res->last_ts;
+	for (size_t slot = 0; slot < r->nslots; slot++) {
+		gtr_gstats *g = &r->live[slot];
+		track *k = &r->tr[slot];
+		uint64_t at;
+		if (!gtr_idmap_get(r->gids, 0, (uint64_t)g->id, &at) || at != slot)
+			continue; /* a freed slot */
+		finalize(g, k, end);
+		if (k->running && gtr_hist_add(&g->slices, since(end, k->slice_start)) < 0)
+			return GTR_E_NOMEM;
+		k->running = 0;
+		if (retire(r, slot) < 0)
+			return GTR_E_NOMEM;
+	}
+	return 0;
 }
 
 static int cmp_by_id(const void *pa, const void *pb)
@@ -469,85 +737,61 @@ static int cmp_by_id(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* Resolves each goroutine's start function, and notes a runtime release on the way. */
-static void name_goroutines(srun *r, gtr_frame *f)
+/* A start function's place in name order. */
+typedef struct fkey {
+	gtr_str func;
+	size_t idx;
+} fkey;
+
+static int cmp_by_func(const void *pa, const void *pb)
 {
-	gtr_stats *res = r->res;
-	for (size_t i = 0; i < res->ngs; i++) {
-		track *k = &r->tr[i];
-		gtr_gstats *g = &res->gs[i];
-		g->func = GTR_STR("?");
-		if (!k->name_stack)
-			continue;
-		size_t n = 0;
-		gtr_error e;
-		gtr_error_clear(&e);
-		if (gtr_trace_stack(r->t, k->name_table, k->name_stack, f, NAME_FRAMES, &n, &e) < 0 || !n)
-			continue;
-		/* A creation stack is the entry point; any other has it outermost. */
-		gtr_frame *entry = k->name_is_create ? &f[0] : &f[n - 1];
-		if (entry->func.n)
-			g->func = entry->func;
-		for (size_t j = 0; j < n && !res->runtime_version[0]; j++)
-			gtr_runtime_version_from_path(f[j].file, res->runtime_version,
-						      sizeof res->runtime_version);
-	}
+	const fkey *a = pa, *b = pb;
+	return cmp_str(a->func, b->func);
 }
 
-/* Orders goroutines by id, builds the per-function table and the totals. */
-static int group(srun *r)
+/*
+ * Moves the heap's rows to res->gs, puts the functions in name order and
+ * the rows in id order, and adds up the totals.
+ */
+static int finish(srun *r)
 {
 	gtr_stats *res = r->res;
-	/* The tracks are no longer needed: sort the results alone. */
-	if (res->ngs > 1)
-		qsort(res->gs, res->ngs, sizeof *res->gs, cmp_by_id);
-	fkey *order = malloc((res->ngs ? res->ngs : 1) * sizeof *order);
-	if (!order)
-		return GTR_E_NOMEM;
-	for (size_t i = 0; i < res->ngs; i++)
-		order[i] = (fkey){res->gs[i].func, res->gs[i].id, i};
-	qsort(order, res->ngs, sizeof *order, cmp_by_func);
-	/* Functions are far fewer than goroutines: count them, then allocate. */
-	size_t nfuncs = 0;
-	for (size_t i = 0; i < res->ngs; i++)
-		nfuncs += i == 0 || cmp_str(order[i - 1].func, order[i].func) != 0;
-	res->fs = malloc((nfuncs ? nfuncs : 1) * sizeof *res->fs);
-	if (!res->fs) {
+	while (r->nheap) {
+		if (push_row(r, &r->heap[r->nheap - 1].g) < 0)
+			return GTR_E_NOMEM;
+		r->nheap--;
+	}
+	size_t nfs = res->nfs;
+	fkey *order = malloc((nfs ? nfs : 1) * sizeof *order);
+	gtr_fstats *fs = malloc((nfs ? nfs : 1) * sizeof *fs);
+	size_t *where = malloc((nfs ? nfs : 1) * sizeof *where);
+	if (!order || !fs || !where) {
 		free(order);
+		free(fs);
+		free(where);
 		return GTR_E_NOMEM;
 	}
-	int rc = 0;
-	for (size_t i = 0; i < res->ngs && rc == 0; i++) {
-		gtr_gstats *g = &res->gs[order[i].idx];
-		if (res->nfs == 0 || cmp_str(res->fs[res->nfs - 1].func, g->func) != 0) {
-			gtr_fstats *f = &res->fs[res->nfs++];
-			memset(f, 0, sizeof *f);
-			f->func = g->func;
-		}
-		gtr_fstats *f = &res->fs[res->nfs - 1];
-		g->fn = res->nfs - 1;
-		f->goroutines++;
-		f->t.exec += g->t.exec;
-		f->t.sched_wait += g->t.sched_wait;
-		for (int b = 0; b < GTR_BLOCK_N; b++)
-			f->t.block[b] += g->t.block[b];
-		f->t.syscall += g->t.syscall;
-		f->t.gc_assist += g->t.gc_assist;
-		rc = gtr_hist_merge(&f->slices, &g->slices);
+	for (size_t i = 0; i < nfs; i++)
+		order[i] = (fkey){res->fs[i].func, i};
+	qsort(order, nfs, sizeof *order, cmp_by_func);
+	for (size_t i = 0; i < nfs; i++) {
+		fs[i] = res->fs[order[i].idx];
+		where[order[i].idx] = i;
 	}
 	free(order);
-	for (size_t i = 0; i < res->nfs && rc == 0; i++) {
-		gtr_fstats *f = &res->fs[i];
-		gtr_times *t = &res->total;
-		t->exec += f->t.exec;
-		t->sched_wait += f->t.sched_wait;
-		for (int b = 0; b < GTR_BLOCK_N; b++)
-			t->block[b] += f->t.block[b];
-		t->syscall += f->t.syscall;
-		t->gc_assist += f->t.gc_assist;
-		rc = gtr_hist_merge(&res->slices, &f->slices);
+	free(res->fs);
+	res->fs = fs;
+	for (size_t i = 0; i < res->ngs; i++)
+		res->gs[i].fn = where[res->gs[i].fn];
+	free(where);
+	if (res->ngs > 1)
+		qsort(res->gs, res->ngs, sizeof *res->gs, cmp_by_id);
+	for (size_t i = 0; i < nfs; i++) {
+		gtr_times_add(&res->total, &res->fs[i].t);
+		if (gtr_hist_merge(&res->slices, &res->fs[i].slices) < 0)
+			return GTR_E_NOMEM;
 	}
-	return rc;
+	return 0;
 }
 
 void gtr_stats_free(gtr_stats *s)
@@ -564,16 +808,46 @@ void gtr_stats_free(gtr_stats *s)
 	free(s);
 }
 
-int gtr_stats_run(const gtr_trace *t, gtr_stats **out, gtr_error *err)
+static void srun_free(srun *r)
+{
+	/* Rows still alive: those of freed slots were taken. */
+	for (size_t slot = 0; slot < r->nslots; slot++) {
+		uint64_t at;
+		if (gtr_idmap_get(r->gids, 0, (uint64_t)r->live[slot].id, &at) && at == slot)
+			gtr_hist_free(&r->live[slot].slices);
+	}
+	gtr_idmap_free(r->gids);
+	gtr_idmap_free(r->fnames);
+	gtr_idmap_free(r->fstacks);
+	for (size_t i = 0; i < r->nheap; i++)
+		gtr_hist_free(&r->heap[i].g.slices);
+	free(r->live);
+	free(r->tr);
+	free(r->freed);
+	free(r->heap);
+	free(r->frames);
+}
+
+int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out, gtr_error *err)
 {
 	*out = NULL;
 	srun r = {.t = t};
+	if (keep)
+		r.keep = *keep;
+	else
+		r.keep.all = 1;
+	r.gkey = gtr_stats_table_key(r.keep.sort, 0);
 	r.res = calloc(1, sizeof *r.res);
 	r.gids = gtr_idmap_create();
-	gtr_frame *frames = malloc(NAME_FRAMES * sizeof *frames);
+	r.fnames = gtr_idmap_create();
+	r.fstacks = gtr_idmap_create();
+	r.frames = malloc(NAME_FRAMES * sizeof *r.frames);
+	if (!r.keep.all && r.keep.top)
+		r.heap = malloc(r.keep.top * sizeof *r.heap);
 	gtr_reader *rd = NULL;
 	int rc = 0;
-	if (!r.res || !r.gids || !frames) {
+	if (!r.res || !r.gids || !r.fnames || !r.fstacks || !r.frames ||
+	    (!r.keep.all && r.keep.top && !r.heap)) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
@@ -595,31 +869,14 @@ int gtr_stats_run(const gtr_trace *t, gtr_stats **out, gtr_error *err)
 	}
 	if (rc < 0)
 		goto out;
-	/* The end of the trace stops every clock; open slices end there too. */
-	uint64_t end = r.res->last_ts;
-	for (size_t i = 0; i < r.res->ngs; i++) {
-		gtr_gstats *g = &r.res->gs[i];
-		track *k = &r.tr[i];
-		finalize(g, k, end);
-		if (k->running && gtr_hist_add(&g->slices, since(end, k->slice_start)) < 0) {
-			rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-			goto out;
-		}
-		k->running = 0;
-	}
-	name_goroutines(&r, frames);
-	free(r.tr);
-	r.tr = NULL;
-	if (group(&r) < 0) {
+	if (retire_all(&r) < 0 || finish(&r) < 0) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
 	rc = 0;
 out:
 	gtr_reader_free(rd);
-	gtr_idmap_free(r.gids);
-	free(r.tr);
-	free(frames);
+	srun_free(&r);
 	if (rc < 0) {
 		gtr_stats_free(r.res);
 		return rc;

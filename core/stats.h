@@ -10,8 +10,12 @@
  * slices (DESIGN.md) and keeps their lengths in a log-bucketed histogram.
  * The goroutines are then grouped by start function.
  *
- * Memory is bounded by the number of goroutines (a histogram holds at
- * most GTR_HIST_BINS bins), never by the number of events.
+ * A goroutine's row is final when it exits or the trace ends: it is then
+ * added to its start function's and dropped, unless gtr_stats_keep asks
+ * for it. Memory follows the goroutines alive at once, the start
+ * functions, the stacks that name them and the rows kept (a histogram
+ * holds at most GTR_HIST_BINS bins); never the number of events, nor of
+ * goroutines that have come and gone.
  */
 #ifndef GTR_CORE_STATS_H
 #define GTR_CORE_STATS_H
@@ -107,6 +111,16 @@ static inline uint64_t gtr_times_block(const gtr_times *t)
 	return s;
 }
 
+static inline void gtr_times_add(gtr_times *dst, const gtr_times *src)
+{
+	dst->exec += src->exec;
+	dst->sched_wait += src->sched_wait;
+	for (int i = 0; i < GTR_BLOCK_N; i++)
+		dst->block[i] += src->block[i];
+	dst->syscall += src->syscall;
+	dst->gc_assist += src->gc_assist;
+}
+
 /* One goroutine. */
 typedef struct gtr_gstats {
 	int64_t id;
@@ -125,8 +139,9 @@ typedef struct gtr_fstats {
 } gtr_fstats;
 
 typedef struct gtr_stats {
-	gtr_gstats *gs;      /* by goroutine id */
+	gtr_gstats *gs;      /* the rows kept (gtr_stats_keep), by goroutine id */
 	size_t ngs;
+	size_t goroutines;   /* every goroutine the trace names, kept or not */
 	gtr_fstats *fs;      /* by function name (bytewise) */
 	size_t nfs;
 	gtr_times total;
@@ -140,12 +155,15 @@ typedef struct gtr_stats {
 } gtr_stats;
 
 /*
- * Runs the analysis over t. On success *out owns the result, whose
+ * Runs the analysis over t, keeping the goroutine rows keep asks for
+ * (every one when keep is NULL). On success *out owns the result, whose
  * function names point into t's tables: keep t open while using them.
  * Free with gtr_stats_free. t may be shared between threads; a result
  * belongs to one.
  */
-int gtr_stats_run(const gtr_trace *t, gtr_stats **out, gtr_error *err);
+typedef struct gtr_stats_keep gtr_stats_keep;
+int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out,
+		  gtr_error *err);
 void gtr_stats_free(gtr_stats *s);
 
 /*
@@ -178,6 +196,32 @@ typedef enum gtr_stats_key {
 	GTR_SK_NAME,
 	GTR_SK_N
 } gtr_stats_key;
+
+/*
+ * The goroutine rows a run keeps: every one (all), or the first top of
+ * the goroutine table ordered by sort, as gtr_report_stats orders it, and
+ * in either case the rows of ids (ascending).
+ */
+struct gtr_stats_keep {
+	int all;
+	size_t top;
+	gtr_stats_key sort;
+	const int64_t *ids;
+	size_t nids;
+};
+
+/*
+ * The order of a table's rows. A key meant for the other table falls
+ * back to a neighbour (goroutines -> exec for goroutines, id -> name for
+ * functions); gtr_stats_key_value is the value a row sorts by (0 for
+ * name); gtr_stats_row_order compares two rows: larger value first (ids
+ * and names ascending), then by name, then by goroutine id.
+ */
+gtr_stats_key gtr_stats_table_key(gtr_stats_key k, int funcs);
+uint64_t gtr_stats_key_value(gtr_stats_key k, const gtr_times *t, const gtr_hist *h,
+			     size_t goroutines, int64_t id);
+int gtr_stats_row_order(gtr_stats_key k, uint64_t ka, gtr_str fa, int64_t ida, uint64_t kb,
+			gtr_str fb, int64_t idb);
 
 /* Parses a --sort key name; -1 when unknown. */
 int gtr_stats_key_parse(const char *name);

@@ -43,52 +43,13 @@ typedef struct row {
 	const gtr_times *t;
 	const gtr_hist *h;
 	uint64_t key;       /* the sort value */
-	int asc;
+	gtr_stats_key k;    /* of this key */
 } row;
 
-static uint64_t key_of(const row *r, gtr_stats_key k)
-{
-	const gtr_times *t = r->t;
-	switch (k) {
-	case GTR_SK_EXEC: return t->exec;
-	case GTR_SK_SCHED: return t->sched_wait;
-	case GTR_SK_BLOCK: return gtr_times_block(t);
-	case GTR_SK_CHAN: return t->block[GTR_BLOCK_CHAN];
-	case GTR_SK_SELECT: return t->block[GTR_BLOCK_SELECT];
-	case GTR_SK_SYNC: return t->block[GTR_BLOCK_SYNC];
-	case GTR_SK_NET: return t->block[GTR_BLOCK_NET];
-	case GTR_SK_SLEEP: return t->block[GTR_BLOCK_SLEEP];
-	case GTR_SK_GC: return t->block[GTR_BLOCK_GC];
-	case GTR_SK_OTHER: return t->block[GTR_BLOCK_OTHER];
-	case GTR_SK_SYSCALL: return t->syscall;
-	case GTR_SK_ASSIST: return t->gc_assist;
-	case GTR_SK_SLICES: return r->h->count;
-	case GTR_SK_P50: return gtr_hist_percentile(r->h, 50);
-	case GTR_SK_P99: return gtr_hist_percentile(r->h, 99);
-	case GTR_SK_MAX: return r->h->max;
-	case GTR_SK_GOROUTINES: return r->goroutines;
-	case GTR_SK_ID: return (uint64_t)r->id;
-	default: return 0;
-	}
-}
-
-static int cmp_gstr(gtr_str a, gtr_str b)
-{
-	size_t n = a.n < b.n ? a.n : b.n;
-	int c = n ? memcmp(a.p, b.p, n) : 0;
-	return c ? c : a.n < b.n ? -1 : a.n > b.n;
-}
-
-/* Larger first (ids and names ascending), then by name, then by goroutine id. */
 static int cmp_row(const void *pa, const void *pb)
 {
 	const row *a = pa, *b = pb;
-	if (a->key != b->key)
-		return (a->key > b->key) == !a->asc ? -1 : 1;
-	int c = cmp_gstr(a->func, b->func);
-	if (c)
-		return c;
-	return a->id < b->id ? -1 : a->id > b->id;
+	return gtr_stats_row_order(a->k, a->key, a->func, a->id, b->key, b->func, b->id);
 }
 
 /* The rows of one table, sorted and cut to opts->top. */
@@ -98,12 +59,7 @@ static row *make_rows(const gtr_stats *s, int funcs, const gtr_stats_report_opts
 	row *rows = malloc((total ? total : 1) * sizeof *rows);
 	if (!rows)
 		return NULL;
-	gtr_stats_key k = opts->sort;
-	/* Keys that make no sense for this table fall back to a neighbour. */
-	if (funcs && k == GTR_SK_ID)
-		k = GTR_SK_NAME;
-	if (!funcs && k == GTR_SK_GOROUTINES)
-		k = GTR_SK_EXEC;
+	gtr_stats_key k = gtr_stats_table_key(opts->sort, funcs);
 	for (size_t i = 0; i < total; i++) {
 		row *r = &rows[i];
 		if (funcs) {
@@ -115,8 +71,8 @@ static row *make_rows(const gtr_stats *s, int funcs, const gtr_stats_report_opts
 			*r = (row){.func = g->func, .id = g->id, .goroutines = 1, .t = &g->t,
 				   .h = &g->slices};
 		}
-		r->asc = k == GTR_SK_ID || k == GTR_SK_NAME;
-		r->key = key_of(r, k);
+		r->k = k;
+		r->key = gtr_stats_key_value(k, r->t, r->h, r->goroutines, r->id);
 	}
 	qsort(rows, total, sizeof *rows, cmp_row);
 	*n = opts->top && opts->top < total ? opts->top : total;
@@ -268,8 +224,8 @@ static int text_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 	gtr_out_printf(o, ", %llu events", (unsigned long long)s->events);
 	if (s->runtime_version[0])
 		gtr_out_printf(o, ", runtime %s", s->runtime_version);
-	gtr_out_printf(o, "\n  goroutines  %zu %s, %zu start %s\n", s->ngs,
-		       plural(s->ngs, "goroutine", "goroutines"), s->nfs,
+	gtr_out_printf(o, "\n  goroutines  %zu %s, %zu start %s\n", s->goroutines,
+		       plural(s->goroutines, "goroutine", "goroutines"), s->nfs,
 		       plural(s->nfs, "function", "functions"));
 	gtr_out_str(o, "  time        ");
 	text_times(&s->total, o);
@@ -285,7 +241,7 @@ static int text_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 		int funcs = pass == 0;
 		if ((funcs && opts->by == GTR_STATS_BY_G) || (!funcs && opts->by == GTR_STATS_BY_FUNC))
 			continue;
-		size_t n, total = funcs ? s->nfs : s->ngs;
+		size_t n, total = funcs ? s->nfs : s->goroutines;
 		row *rows = make_rows(s, funcs, opts, &n);
 		if (!rows)
 			return GTR_E_NOMEM;
@@ -333,7 +289,7 @@ static int json_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 	gtr_out_printf(o, "},\"slice_percentiles\":{\"method\":\"log histogram\",\"bins_per_octave\":%d,"
 			  "\"max_rel_error\":%.7f},\"sort\":\"%s\",\"goroutines_total\":%zu,"
 			  "\"functions_total\":%zu,\"total\":{",
-		       GTR_HIST_SUB, 0.5 / GTR_HIST_SUB, gtr_stats_key_name(opts->sort), s->ngs, s->nfs);
+		       GTR_HIST_SUB, 0.5 / GTR_HIST_SUB, gtr_stats_key_name(opts->sort), s->goroutines, s->nfs);
 	json_times(&s->total, &s->slices, o);
 	gtr_out_char(o, '}');
 	for (int pass = 0; pass < 2; pass++) {
@@ -404,7 +360,7 @@ static int csv_report(const gtr_stats *s, const gtr_stats_report_opts *opts, gtr
 		       "block_select_ns,block_sync_ns,block_net_ns,block_sleep_ns,block_gc_ns,"
 		       "block_other_ns,syscall_ns,gc_assist_ns,slices,slice_p50_ns,slice_p99_ns,"
 		       "slice_max_ns\n");
-	gtr_out_printf(o, "total,,,%zu,", s->ngs);
+	gtr_out_printf(o, "total,,,%zu,", s->goroutines);
 	csv_times(&s->total, &s->slices, o);
 	for (int pass = 0; pass < 2; pass++) {
 		int funcs = pass == 0;

@@ -198,14 +198,77 @@ Test(stats, sort_keys_parse)
 		cr_assert_eq(gtr_stats_key_parse(gtr_stats_key_name((gtr_stats_key)k)), k);
 }
 
-static void times_add(gtr_times *sum, const gtr_times *t)
+/* Goroutine rows in the order of the table gtr_report_stats prints for k. */
+static gtr_stats_key sort_key;
+
+static int cmp_report_order(const void *pa, const void *pb)
 {
-	sum->exec += t->exec;
-	sum->sched_wait += t->sched_wait;
-	for (int b = 0; b < GTR_BLOCK_N; b++)
-		sum->block[b] += t->block[b];
-	sum->syscall += t->syscall;
-	sum->gc_assist += t->gc_assist;
+	const gtr_gstats *a = pa, *b = pb;
+	gtr_stats_key k = gtr_stats_table_key(sort_key, 0);
+	return gtr_stats_row_order(k, gtr_stats_key_value(k, &a->t, &a->slices, 1, a->id), a->func,
+				   a->id, gtr_stats_key_value(k, &b->t, &b->slices, 1, b->id),
+				   b->func, b->id);
+}
+
+static void same_row(const gtr_gstats *a, const gtr_gstats *b)
+{
+	cr_assert_eq(a->id, b->id);
+	cr_assert_eq(a->func.n, b->func.n);
+	cr_assert_eq(memcmp(a->func.p, b->func.p, a->func.n), 0);
+	cr_assert_eq(memcmp(&a->t, &b->t, sizeof a->t), 0, "G%lld", (long long)a->id);
+	cr_assert_eq(a->slices.count, b->slices.count);
+	cr_assert_eq(a->slices.max, b->slices.max);
+	cr_assert_eq(gtr_hist_percentile(&a->slices, 50), gtr_hist_percentile(&b->slices, 50));
+}
+
+/*
+ * A run that keeps the first n rows for a key keeps exactly the first n
+ * of every row in that order, and the same functions and totals; one that
+ * keeps given goroutines keeps those.
+ */
+static void check_keep(const gtr_trace *t, const gtr_stats *all)
+{
+	gtr_gstats *sorted = malloc(all->ngs * sizeof *sorted);
+	cr_assert_not_null(sorted);
+	for (int key = 0; key < GTR_SK_N; key++) {
+		memcpy(sorted, all->gs, all->ngs * sizeof *sorted);
+		sort_key = (gtr_stats_key)key;
+		qsort(sorted, all->ngs, sizeof *sorted, cmp_report_order);
+		static const size_t tops[] = {1, 3, 7, 1000000};
+		for (size_t ti = 0; ti < sizeof tops / sizeof tops[0]; ti++) {
+			gtr_stats_keep keep = {.top = tops[ti], .sort = (gtr_stats_key)key};
+			gtr_stats *s;
+			gtr_error e;
+			gtr_error_clear(&e);
+			cr_assert_eq(gtr_stats_run(t, &keep, &s, &e), 0, "%s", e.msg);
+			size_t want = tops[ti] < all->ngs ? tops[ti] : all->ngs;
+			cr_assert_eq(s->ngs, want, "%s top %zu: %zu rows", gtr_stats_key_name(key), tops[ti],
+				     s->ngs);
+			cr_assert_eq(s->goroutines, all->goroutines);
+			cr_assert_eq(s->nfs, all->nfs);
+			cr_assert_eq(memcmp(&s->total, &all->total, sizeof s->total), 0);
+			for (size_t i = 0; i < s->nfs; i++)
+				cr_assert_eq(s->fs[i].goroutines, all->fs[i].goroutines);
+			/* Kept rows come back in id order: put them in the table's. */
+			qsort(s->gs, s->ngs, sizeof *s->gs, cmp_report_order);
+			for (size_t i = 0; i < s->ngs; i++)
+				same_row(&s->gs[i], &sorted[i]);
+			gtr_stats_free(s);
+		}
+	}
+	/* Pinned goroutines: the last, the first and one in the middle, and none else. */
+	int64_t ids[3] = {all->gs[0].id, all->gs[all->ngs / 2].id, all->gs[all->ngs - 1].id};
+	gtr_stats_keep keep = {.ids = ids, .nids = all->ngs >= 3 ? 3 : 1};
+	gtr_stats *s;
+	gtr_error e;
+	gtr_error_clear(&e);
+	cr_assert_eq(gtr_stats_run(t, &keep, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(s->ngs, keep.nids);
+	for (size_t i = 0; i < s->ngs; i++)
+		cr_assert_eq(s->gs[i].id, ids[i]);
+	same_row(&s->gs[s->ngs - 1], &all->gs[all->ngs >= 3 ? all->ngs - 1 : 0]);
+	gtr_stats_free(s);
+	free(sorted);
 }
 
 static void check_trace(const char *rel)
@@ -221,7 +284,7 @@ static void check_trace(const char *rel)
 	gtr_error_clear(&e);
 	cr_assert_eq(gtr_trace_open(&t, m.data, m.size, NULL, &e), 0, "%s", e.msg);
 	gtr_stats *s;
-	cr_assert_eq(gtr_stats_run(t, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(gtr_stats_run(t, NULL, &s, &e), 0, "%s", e.msg);
 	gtr_greedy *g;
 	cr_assert_eq(gtr_greedy_run(t, 3, &g, &e), 0, "%s", e.msg);
 	cr_assert_gt(s->ngs, 0);
@@ -239,7 +302,7 @@ static void check_trace(const char *rel)
 		cr_assert_lt(gs->fn, s->nfs);
 		cr_assert_eq(s->fs[gs->fn].func.n, gs->func.n);
 		cr_assert_eq(memcmp(s->fs[gs->fn].func.p, gs->func.p, gs->func.n), 0);
-		times_add(&byg, &gs->t);
+		gtr_times_add(&byg, &gs->t);
 		slices += gs->slices.count;
 		if (gs->slices.max > maxslice)
 			maxslice = gs->slices.max;
@@ -247,10 +310,12 @@ static void check_trace(const char *rel)
 		cr_assert_leq(gs->t.exec, s->last_ts - s->first_ts + 1);
 	}
 	for (size_t i = 0; i < s->nfs; i++) {
-		times_add(&byf, &s->fs[i].t);
+		gtr_times_add(&byf, &s->fs[i].t);
 		gors += s->fs[i].goroutines;
 	}
 	cr_assert_eq(gors, s->ngs);
+	cr_assert_eq(s->goroutines, s->ngs);
+	check_keep(t, s);
 	cr_assert_eq(memcmp(&byg, &s->total, sizeof byg), 0);
 	cr_assert_eq(memcmp(&byf, &s->total, sizeof byf), 0);
 	/* The slices are greedy's slices. */

@@ -58,7 +58,7 @@ Test(timeline, busy_time_adds_up_to_execution_time)
 		gtr_timeline *tl;
 		gtr_stats *s;
 		cr_assert_eq(gtr_timeline_run(o.t, NULL, &tl, &e), 0, "%s", e.msg);
-		cr_assert_eq(gtr_stats_run(o.t, &s, &e), 0, "%s", e.msg);
+		cr_assert_eq(gtr_stats_run(o.t, NULL, &s, &e), 0, "%s", e.msg);
 		double p = 0, m = 0, pb = 0;
 		size_t np = 0, nm = 0;
 		for (size_t r = 0; r < tl->nrows; r++) {
@@ -224,7 +224,7 @@ Test(timeline, page_embeds_one_json_object)
 	gtr_stats *s;
 	gtr_timeline *tl;
 	cr_assert_eq(gtr_greedy_run(o.t, 10, &g, &e), 0, "%s", e.msg);
-	cr_assert_eq(gtr_stats_run(o.t, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(gtr_stats_run(o.t, NULL, &s, &e), 0, "%s", e.msg);
 	cr_assert_eq(gtr_timeline_run(o.t, NULL, &tl, &e), 0, "%s", e.msg);
 	gtr_html_trace ht = {.file = "a</script><b>.trace", .trace = o.t, .greedy = g, .stats = s,
 			     .timeline = tl, .warning = "cut <here>"};
@@ -288,7 +288,7 @@ Test(timeline, page_stays_small_with_many_waiters)
 	gtr_error_clear(&e);
 	gtr_stats *s;
 	gtr_timeline *tl;
-	cr_assert_eq(gtr_stats_run(o.t, &s, &e), 0, "%s", e.msg);
+	cr_assert_eq(gtr_stats_run(o.t, NULL, &s, &e), 0, "%s", e.msg);
 	cr_assert_eq(gtr_timeline_run(o.t, NULL, &tl, &e), 0, "%s", e.msg);
 	enum { NW = 100, NP = 1000 };
 	static gtr_stw_waiter w[NW];

@@ -49,7 +49,7 @@ static void run_all(const gtr_trace *t)
 	gtr_out_flush(&out);
 	gtr_stats *s = NULL;
 	gtr_error_clear(&err);
-	if (gtr_stats_run(t, &s, &err) == 0) {
+	if (gtr_stats_run(t, NULL, &s, &err) == 0) {
 		gtr_stats_report_opts so = {.file = "fuzz", .format = GTR_STATS_JSON,
 					    .by = GTR_STATS_BY_BOTH, .sort = GTR_SK_EXEC};
 		gtr_out_init(&out, devnull);
