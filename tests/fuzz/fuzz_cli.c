@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static gtr_out out;
 static int devnull = -1;
 
-static void run_all(const gtr_trace *t)
+static void run_all(const gtr_trace *t, size_t salt)
 {
 	gtr_error err;
 	gtr_greedy *g = NULL;
@@ -57,6 +57,17 @@ static void run_all(const gtr_trace *t)
 		gtr_out_flush(&out);
 		gtr_stats_free(s);
 	}
+	/* As `gtr stats --top 2 --sort KEY` runs it (the key varies with the input). */
+	gtr_stats_keep keep = {.top = 2, .sort = (gtr_stats_key)(salt % GTR_SK_N)};
+	gtr_error_clear(&err);
+	if (gtr_stats_run(t, &keep, &s, &err) == 0) {
+		gtr_stats_report_opts so = {.file = "fuzz", .format = GTR_STATS_TEXT,
+					    .by = GTR_STATS_BY_BOTH, .sort = keep.sort, .top = 2};
+		gtr_out_init(&out, devnull);
+		gtr_report_stats(t, s, &so, &out, &err);
+		gtr_out_flush(&out);
+		gtr_stats_free(s);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -70,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gtr_error_clear(&err);
 		if (gtr_trace_open_ex(&t, data, size, NULL, modes[i], &err) < 0)
 			continue;
-		run_all(t);
+		run_all(t, size);
 		gtr_trace_free(t);
 	}
 	return 0;
