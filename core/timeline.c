@@ -23,9 +23,11 @@ typedef struct run {
 	size_t nb;          /* buckets per row, fixed */
 	size_t caprows;
 	gtr_idmap *rowmap;  /* (kind, id) -> row index */
-	gtr_idmap *gids;    /* goroutine id -> index in gs */
-	gst *gs;
+	gtr_idmap *gids;    /* running goroutine id -> index in gs */
+	gst *gs;            /* a goroutine's entry lives while its slice runs */
 	size_t ngs, capgs;
+	size_t *freed;      /* entries of gs to reuse */
+	size_t nfreed, capfreed;
 	int64_t gc_row;
 	int gc_on;
 	uint64_t gc_start;
@@ -99,17 +101,38 @@ static int64_t row_of(run *r, gtr_row_kind kind, int64_t id)
 	return (int64_t)tl->nrows++;
 }
 
-static gst *gst_of(run *r, int64_t id)
+static gst *gst_find(run *r, int64_t id)
 {
 	uint64_t idx;
-	if (gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
-		return &r->gs[idx];
-	if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0 ||
-	    gtr_idmap_put(r->gids, 0, (uint64_t)id, r->ngs) < 0)
+	return gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx) ? &r->gs[idx] : NULL;
+}
+
+static gst *gst_add(run *r, int64_t id)
+{
+	size_t idx = r->ngs;
+	if (r->nfreed)
+		idx = r->freed[r->nfreed - 1];
+	else if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0)
 		return NULL;
-	gst *g = &r->gs[r->ngs++];
+	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, idx) < 0)
+		return NULL;
+	if (idx == r->ngs)
+		r->ngs++;
+	else
+		r->nfreed--;
+	gst *g = &r->gs[idx];
 	*g = (gst){.prow = NO_ROW, .mrow = NO_ROW};
 	return g;
+}
+
+/* A goroutine that stopped running needs no entry: memory follows the running ones. */
+static int gst_drop(run *r, int64_t id, gst *g)
+{
+	if (gtr_grow(&r->freed, &r->capfreed, r->nfreed + 1, sizeof *r->freed) < 0)
+		return GTR_E_NOMEM;
+	gtr_idmap_del(r->gids, 0, (uint64_t)id);
+	r->freed[r->nfreed++] = (size_t)(g - r->gs);
+	return 0;
 }
 
 static void end_slice(run *r, gst *g, uint64_t ts)
@@ -162,13 +185,16 @@ static int on_event(run *r, const gtr_event *ev)
 		const gtr_transition *tr = gtr_event_trans(ev, i);
 		if (tr->res != GTR_RES_G)
 			continue;
-		gst *g = gst_of(r, tr->id);
-		if (!g)
-			return GTR_E_NOMEM;
-		if (g->running && tr->to != GTR_GS_RUNNING)
+		/* Only a running goroutine has an entry. */
+		gst *g = gst_find(r, tr->id);
+		if (g && tr->to != GTR_GS_RUNNING) {
 			end_slice(r, g, ev->ts);
-		if (tr->to == GTR_GS_RUNNING && !g->running && start_slice(r, g, ev) < 0)
-			return GTR_E_NOMEM;
+			if (gst_drop(r, tr->id, g) < 0)
+				return GTR_E_NOMEM;
+		} else if (!g && tr->to == GTR_GS_RUNNING) {
+			if (!(g = gst_add(r, tr->id)) || start_slice(r, g, ev) < 0)
+				return GTR_E_NOMEM;
+		}
 	}
 	int type = ev->type;
 	if (type == r->ty_gc_begin || type == r->ty_gc_active)
@@ -266,6 +292,7 @@ out:
 	gtr_idmap_free(r.rowmap);
 	gtr_idmap_free(r.gids);
 	free(r.gs);
+	free(r.freed);
 	if (rc < 0) {
 		gtr_timeline_free(r.tl);
 		return rc;

@@ -9,8 +9,9 @@
  * bucket width starts from the span the index measured and doubles,
  * merging neighbours, whenever an event falls past the last bucket, so
  * the span need not be exact. Memory is bounded by rows x buckets and the
- * number of goroutines, never by the number of events: a picture of a
- * multi-GB trace costs what a picture of a small one costs.
+ * goroutines running at once, never by the number of events or of
+ * goroutines: a picture of a multi-GB trace costs what a picture of a
+ * small one costs.
  */
 #ifndef GTR_CORE_TIMELINE_H
 #define GTR_CORE_TIMELINE_H
