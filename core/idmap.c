@@ -1,8 +1,10 @@
 /* core/idmap.c */
 #include "idmap.h"
 #include "error.h"
+#include "vec.h"
 
 #include <stdlib.h>
+#include <string.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -123,4 +125,62 @@ size_t gtr_idmap_count(const gtr_idmap *m)
 size_t gtr_idmap_bytes(const gtr_idmap *m)
 {
 	return m->cap * sizeof(slot);
+}
+
+/* --- the pool --- */
+
+int gtr_idpool_init(gtr_idpool *p, size_t elem)
+{
+	memset(p, 0, sizeof *p);
+	p->elem = elem;
+	p->ids = gtr_idmap_create();
+	return p->ids ? 0 : GTR_E_NOMEM;
+}
+
+void gtr_idpool_free(gtr_idpool *p)
+{
+	gtr_idmap_free(p->ids);
+	free(p->items);
+	free(p->used);
+	free(p->freed);
+	memset(p, 0, sizeof *p);
+}
+
+void *gtr_idpool_find(const gtr_idpool *p, uint64_t id)
+{
+	uint64_t at;
+	return gtr_idmap_get(p->ids, 0, id, &at) ? p->items + at * p->elem : NULL;
+}
+
+void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
+{
+	size_t at = p->n;
+	if (p->nfreed) {
+		at = p->freed[p->nfreed - 1];
+	} else if (gtr_grow(&p->items, &p->cap, p->n + 1, p->elem) < 0 ||
+		   gtr_grow(&p->used, &p->capused, p->n + 1, 1) < 0 ||
+		   /* Room to free every at: a drop never fails. */
+		   gtr_grow(&p->freed, &p->capfreed, p->n + 1, sizeof *p->freed) < 0) {
+		return NULL;
+	}
+	if (gtr_idmap_put(p->ids, 0, id, at) < 0)
+		return NULL;
+	if (at == p->n)
+		p->n++;
+	else
+		p->nfreed--;
+	p->used[at] = 1;
+	unsigned char *item = p->items + at * p->elem;
+	memset(item, 0, p->elem);
+	return item;
+}
+
+void gtr_idpool_drop(gtr_idpool *p, uint64_t id)
+{
+	uint64_t at;
+	if (!gtr_idmap_get(p->ids, 0, id, &at))
+		return;
+	gtr_idmap_del(p->ids, 0, id);
+	p->used[at] = 0;
+	p->freed[p->nfreed++] = (size_t)at;
 }

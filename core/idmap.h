@@ -35,4 +35,39 @@ size_t gtr_idmap_count(const gtr_idmap *m);
 /* Bytes the map holds, for memory accounting. */
 size_t gtr_idmap_bytes(const gtr_idmap *m);
 
+/*
+ * Items of elem bytes found by a 64-bit id, each kept only while it is
+ * alive: a dropped item's slot is reused, so memory follows the items
+ * alive at once (goroutines running, goroutines not yet exited), not all
+ * there have been. A pointer to an item lasts until the next add.
+ */
+typedef struct gtr_idpool {
+	gtr_idmap *ids;      /* id -> slot */
+	unsigned char *items;
+	uint8_t *used;       /* per slot: it holds an item */
+	size_t elem, n;      /* slots in use or freed: 0..n-1 */
+	size_t cap, capused, capfreed;
+	size_t *freed;       /* slots to reuse */
+	size_t nfreed;
+} gtr_idpool;
+
+/* 0 or GTR_E_NOMEM. A pool that failed to start can still be freed. */
+int gtr_idpool_init(gtr_idpool *p, size_t elem);
+void gtr_idpool_free(gtr_idpool *p);
+
+/* The item of id, or NULL. */
+void *gtr_idpool_find(const gtr_idpool *p, uint64_t id);
+
+/* A zeroed item for id, which must not be in the pool; NULL when out of memory. */
+void *gtr_idpool_add(gtr_idpool *p, uint64_t id);
+
+/* Drops the item of id, if there is one. */
+void gtr_idpool_drop(gtr_idpool *p, uint64_t id);
+
+/* The item in slot i (0..p->n-1), or NULL when the slot is free. */
+static inline void *gtr_idpool_at(const gtr_idpool *p, size_t i)
+{
+	return p->used[i] ? p->items + i * p->elem : NULL;
+}
+
 #endif

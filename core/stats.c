@@ -1,6 +1,7 @@
 /* core/stats.c: per-goroutine time accounting, slice histograms, grouping by function. */
 #include "stats.h"
 #include "idmap.h"
+#include "vec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,12 @@ typedef struct track {
 	uint64_t name_stack; /* the stack that names it, 0 none */
 } track;
 
+/* A goroutine alive: its row so far, and its clocks. */
+typedef struct live {
+	gtr_gstats g;
+	track k;
+} live;
+
 /* A row kept for the top of the goroutine table, with its sort value. */
 typedef struct ranked {
 	gtr_gstats g;
@@ -333,13 +340,7 @@ typedef struct srun {
 	const gtr_trace *t;
 	gtr_stats *res;
 	gtr_frame *frames;
-	/* Goroutines alive: slots of live[] and tr[], found by id. */
-	gtr_idmap *gids;
-	gtr_gstats *live;
-	track *tr;
-	size_t nslots, capslots;
-	size_t *freed;       /* slots to reuse */
-	size_t nfreed;
+	gtr_idpool alive;    /* live, by goroutine id */
 	/* Start functions: fs[] by name (a hash of it), and by naming stack. */
 	gtr_idmap *fnames;
 	gtr_idmap *fstacks;  /* (table, creation?) and stack -> fs index */
@@ -349,7 +350,7 @@ typedef struct srun {
 	size_t capgs;
 	/* ... and the first keep.top of the others, a heap with the last on top. */
 	ranked *heap;
-	size_t nheap;
+	size_t nheap, capheap;
 	gtr_stats_key gkey;
 	uint64_t sync_ts;
 	int ty_sync, ty_assist_begin, ty_assist_end, ty_assist_active;
@@ -357,11 +358,11 @@ typedef struct srun {
 
 static gtr_gstats *g_find(srun *r, int64_t id, track **tk)
 {
-	uint64_t slot;
-	if (!gtr_idmap_get(r->gids, 0, (uint64_t)id, &slot))
+	live *l = gtr_idpool_find(&r->alive, (uint64_t)id);
+	if (!l)
 		return NULL;
-	*tk = &r->tr[slot];
-	return &r->live[slot];
+	*tk = &l->k;
+	return &l->g;
 }
 
 static gtr_gstats *g_get(srun *r, int64_t id, track **tk)
@@ -369,38 +370,12 @@ static gtr_gstats *g_get(srun *r, int64_t id, track **tk)
 	gtr_gstats *g = g_find(r, id, tk);
 	if (g)
 		return g;
-	size_t slot;
-	if (r->nfreed) {
-		slot = r->freed[--r->nfreed];
-	} else {
-		if (r->nslots == r->capslots) {
-			size_t ncap = r->capslots ? r->capslots * 2 : 64;
-			gtr_gstats *nl = realloc(r->live, ncap * sizeof *nl);
-			if (!nl)
-				return NULL;
-			r->live = nl;
-			track *nt = realloc(r->tr, ncap * sizeof *nt);
-			if (!nt)
-				return NULL;
-			r->tr = nt;
-			size_t *nf = realloc(r->freed, ncap * sizeof *nf);
-			if (!nf)
-				return NULL;
-			r->freed = nf;
-			r->capslots = ncap;
-		}
-		slot = r->nslots;
-	}
-	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, slot) < 0)
+	live *l = gtr_idpool_add(&r->alive, (uint64_t)id);
+	if (!l)
 		return NULL;
-	if (slot == r->nslots)
-		r->nslots++;
-	g = &r->live[slot];
-	memset(g, 0, sizeof *g);
-	g->id = id;
-	*tk = &r->tr[slot];
-	memset(*tk, 0, sizeof **tk);
-	return g;
+	l->g.id = id;
+	*tk = &l->k;
+	return &l->g;
 }
 
 /* The index in fs of the start function called name, added when new. */
@@ -415,15 +390,8 @@ static int func_index(srun *r, gtr_str name, size_t *fn)
 			*fn = (size_t)v;
 			return 0;
 		}
-	if (res->nfs == r->capfs) {
-		size_t ncap = r->capfs ? r->capfs * 2 : 16;
-		gtr_fstats *nf = realloc(res->fs, ncap * sizeof *nf);
-		if (!nf)
-			return GTR_E_NOMEM;
-		res->fs = nf;
-		r->capfs = ncap;
-	}
-	if (gtr_idmap_put(r->fnames, h, probe, res->nfs) < 0)
+	if (gtr_grow(&res->fs, &r->capfs, res->nfs + 1, sizeof *res->fs) < 0 ||
+	    gtr_idmap_put(r->fnames, h, probe, res->nfs) < 0)
 		return GTR_E_NOMEM;
 	gtr_fstats *f = &res->fs[res->nfs];
 	memset(f, 0, sizeof *f);
@@ -507,14 +475,8 @@ static void heap_down(srun *r, size_t i)
 static int push_row(srun *r, const gtr_gstats *g)
 {
 	gtr_stats *res = r->res;
-	if (res->ngs == r->capgs) {
-		size_t ncap = r->capgs ? r->capgs * 2 : 64;
-		gtr_gstats *ng = realloc(res->gs, ncap * sizeof *ng);
-		if (!ng)
-			return GTR_E_NOMEM;
-		res->gs = ng;
-		r->capgs = ncap;
-	}
+	if (gtr_grow(&res->gs, &r->capgs, res->ngs + 1, sizeof *res->gs) < 0)
+		return GTR_E_NOMEM;
 	res->gs[res->ngs++] = *g;
 	return 0;
 }
@@ -534,6 +496,10 @@ static int keep_row(srun *r, gtr_gstats *g)
 	}
 	ranked in = {*g, gtr_stats_key_value(r->gkey, &g->t, &g->slices, 1, g->id)};
 	if (r->nheap < r->keep.top) {
+		if (gtr_grow(&r->heap, &r->capheap, r->nheap + 1, sizeof *r->heap) < 0) {
+			gtr_hist_free(&in.g.slices);
+			return GTR_E_NOMEM;
+		}
 		/* Up from the bottom while it comes after its parent. */
 		size_t i = r->nheap++;
 		for (; i > 0 && ranked_after(r, &in, &r->heap[(i - 1) / 2]); i = (i - 1) / 2)
@@ -549,21 +515,19 @@ static int keep_row(srun *r, gtr_gstats *g)
 	return 0;
 }
 
-/* Ends the goroutine in slot: its row is final. */
-static int retire(srun *r, size_t slot)
+/* Ends a goroutine alive: its row is final. */
+static int retire(srun *r, const gtr_gstats *row, const track *clocks)
 {
-	gtr_gstats g = r->live[slot];
-	const track *k = &r->tr[slot];
-	gtr_idmap_del(r->gids, 0, (uint64_t)g.id);
-	r->freed[r->nfreed++] = slot;
+	gtr_gstats g = *row;
+	track k = *clocks;
+	gtr_idpool_drop(&r->alive, (uint64_t)g.id);
 	size_t fn;
-	if (func_of(r, k, &fn) < 0) {
+	if (func_of(r, &k, &fn) < 0) {
 		gtr_hist_free(&g.slices);
 		return GTR_E_NOMEM;
 	}
 	gtr_fstats *f = &r->res->fs[fn];
-	g.fn = fn;
-	g.func = f->func;
+	g.func = f->func; /* g.fn once the functions are in order (finish) */
 	f->goroutines++;
 	gtr_times_add(&f->t, &g.t);
 	r->res->goroutines++;
@@ -647,7 +611,7 @@ static int on_transition(srun *r, const gtr_event *ev, const gtr_transition *tr)
 	case GTR_GS_NOTEXIST:
 		/* Goroutine ids are never reused: it is done. */
 		finalize(g, k, ts);
-		return retire(r, (size_t)(g - r->live));
+		return retire(r, g, k);
 	default:
 		finalize(g, k, ts);
 		return 0;
@@ -715,17 +679,15 @@ static int on_event(srun *r, const gtr_event *ev)
 static int retire_all(srun *r)
 {
 	uint64_t end = r->res->last_ts;
-	for (size_t slot = 0; slot < r->nslots; slot++) {
-		gtr_gstats *g = &r->live[slot];
-		track *k = &r->tr[slot];
-		uint64_t at;
-		if (!gtr_idmap_get(r->gids, 0, (uint64_t)g->id, &at) || at != slot)
-			continue; /* a freed slot */
-		finalize(g, k, end);
-		if (k->running && gtr_hist_add(&g->slices, since(end, k->slice_start)) < 0)
+	for (size_t slot = 0; slot < r->alive.n; slot++) {
+		live *l = gtr_idpool_at(&r->alive, slot);
+		if (!l)
+			continue;
+		finalize(&l->g, &l->k, end);
+		if (l->k.running && gtr_hist_add(&l->g.slices, since(end, l->k.slice_start)) < 0)
 			return GTR_E_NOMEM;
-		k->running = 0;
-		if (retire(r, slot) < 0)
+		l->k.running = 0;
+		if (retire(r, &l->g, &l->k) < 0)
 			return GTR_E_NOMEM;
 	}
 	return 0;
@@ -737,21 +699,16 @@ static int cmp_by_id(const void *pa, const void *pb)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-/* A start function's place in name order. */
-typedef struct fkey {
-	gtr_str func;
-	size_t idx;
-} fkey;
-
 static int cmp_by_func(const void *pa, const void *pb)
 {
-	const fkey *a = pa, *b = pb;
+	const gtr_fstats *a = pa, *b = pb;
 	return cmp_str(a->func, b->func);
 }
 
 /*
- * Moves the heap's rows to res->gs, puts the functions in name order and
- * the rows in id order, and adds up the totals.
+ * Moves the heap's rows to res->gs, puts the functions in name order (and
+ * points each row at its function again) and the rows in id order, and
+ * adds up the totals.
  */
 static int finish(srun *r)
 {
@@ -761,32 +718,16 @@ static int finish(srun *r)
 			return GTR_E_NOMEM;
 		r->nheap--;
 	}
-	size_t nfs = res->nfs;
-	fkey *order = malloc((nfs ? nfs : 1) * sizeof *order);
-	gtr_fstats *fs = malloc((nfs ? nfs : 1) * sizeof *fs);
-	size_t *where = malloc((nfs ? nfs : 1) * sizeof *where);
-	if (!order || !fs || !where) {
-		free(order);
-		free(fs);
-		free(where);
-		return GTR_E_NOMEM;
+	if (res->nfs > 1)
+		qsort(res->fs, res->nfs, sizeof *res->fs, cmp_by_func);
+	for (size_t i = 0; i < res->ngs; i++) {
+		gtr_fstats key = {.func = res->gs[i].func};
+		const gtr_fstats *f = bsearch(&key, res->fs, res->nfs, sizeof *res->fs, cmp_by_func);
+		res->gs[i].fn = (size_t)(f - res->fs);
 	}
-	for (size_t i = 0; i < nfs; i++)
-		order[i] = (fkey){res->fs[i].func, i};
-	qsort(order, nfs, sizeof *order, cmp_by_func);
-	for (size_t i = 0; i < nfs; i++) {
-		fs[i] = res->fs[order[i].idx];
-		where[order[i].idx] = i;
-	}
-	free(order);
-	free(res->fs);
-	res->fs = fs;
-	for (size_t i = 0; i < res->ngs; i++)
-		res->gs[i].fn = where[res->gs[i].fn];
-	free(where);
 	if (res->ngs > 1)
 		qsort(res->gs, res->ngs, sizeof *res->gs, cmp_by_id);
-	for (size_t i = 0; i < nfs; i++) {
+	for (size_t i = 0; i < res->nfs; i++) {
 		gtr_times_add(&res->total, &res->fs[i].t);
 		if (gtr_hist_merge(&res->slices, &res->fs[i].slices) < 0)
 			return GTR_E_NOMEM;
@@ -811,19 +752,16 @@ void gtr_stats_free(gtr_stats *s)
 static void srun_free(srun *r)
 {
 	/* Rows still alive: those of freed slots were taken. */
-	for (size_t slot = 0; slot < r->nslots; slot++) {
-		uint64_t at;
-		if (gtr_idmap_get(r->gids, 0, (uint64_t)r->live[slot].id, &at) && at == slot)
-			gtr_hist_free(&r->live[slot].slices);
+	for (size_t slot = 0; slot < r->alive.n; slot++) {
+		live *l = gtr_idpool_at(&r->alive, slot);
+		if (l)
+			gtr_hist_free(&l->g.slices);
 	}
-	gtr_idmap_free(r->gids);
+	gtr_idpool_free(&r->alive);
 	gtr_idmap_free(r->fnames);
 	gtr_idmap_free(r->fstacks);
 	for (size_t i = 0; i < r->nheap; i++)
 		gtr_hist_free(&r->heap[i].g.slices);
-	free(r->live);
-	free(r->tr);
-	free(r->freed);
 	free(r->heap);
 	free(r->frames);
 }
@@ -838,16 +776,13 @@ int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **ou
 		r.keep.all = 1;
 	r.gkey = gtr_stats_table_key(r.keep.sort, 0);
 	r.res = calloc(1, sizeof *r.res);
-	r.gids = gtr_idmap_create();
+	int pool_rc = gtr_idpool_init(&r.alive, sizeof(live));
 	r.fnames = gtr_idmap_create();
 	r.fstacks = gtr_idmap_create();
 	r.frames = malloc(NAME_FRAMES * sizeof *r.frames);
-	if (!r.keep.all && r.keep.top)
-		r.heap = malloc(r.keep.top * sizeof *r.heap);
 	gtr_reader *rd = NULL;
 	int rc = 0;
-	if (!r.res || !r.gids || !r.fnames || !r.fstacks || !r.frames ||
-	    (!r.keep.all && r.keep.top && !r.heap)) {
+	if (!r.res || pool_rc < 0 || !r.fnames || !r.fstacks || !r.frames) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}

@@ -154,17 +154,6 @@ typedef struct gtr_stats {
 	char runtime_version[32];
 } gtr_stats;
 
-/*
- * Runs the analysis over t, keeping the goroutine rows keep asks for
- * (every one when keep is NULL). On success *out owns the result, whose
- * function names point into t's tables: keep t open while using them.
- * Free with gtr_stats_free. t may be shared between threads; a result
- * belongs to one.
- */
-typedef struct gtr_stats_keep gtr_stats_keep;
-int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out,
-		  gtr_error *err);
-void gtr_stats_free(gtr_stats *s);
 
 /*
  * Finds a Go release in a runtime source path such as
@@ -202,13 +191,24 @@ typedef enum gtr_stats_key {
  * the goroutine table ordered by sort, as gtr_report_stats orders it, and
  * in either case the rows of ids (ascending).
  */
-struct gtr_stats_keep {
+typedef struct gtr_stats_keep {
 	int all;
 	size_t top;
 	gtr_stats_key sort;
 	const int64_t *ids;
 	size_t nids;
-};
+} gtr_stats_keep;
+
+/*
+ * Runs the analysis over t, keeping the goroutine rows keep asks for
+ * (every one when keep is NULL). On success *out owns the result, whose
+ * function names point into t's tables: keep t open while using them.
+ * Free with gtr_stats_free. t may be shared between threads; a result
+ * belongs to one.
+ */
+int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out,
+		  gtr_error *err);
+void gtr_stats_free(gtr_stats *s);
 
 /*
  * The order of a table's rows. A key meant for the other table falls

@@ -11,10 +11,10 @@
 
 enum { NO_ROW = -1 };
 
+/* A running goroutine: only those have one. */
 typedef struct gst {
 	int64_t prow, mrow; /* rows of the open slice; NO_ROW when none */
 	uint64_t start;
-	uint8_t running;
 } gst;
 
 typedef struct run {
@@ -23,11 +23,7 @@ typedef struct run {
 	size_t nb;          /* buckets per row, fixed */
 	size_t caprows;
 	gtr_idmap *rowmap;  /* (kind, id) -> row index */
-	gtr_idmap *gids;    /* running goroutine id -> index in gs */
-	gst *gs;            /* a goroutine's entry lives while its slice runs */
-	size_t ngs, capgs;
-	size_t *freed;      /* entries of gs to reuse */
-	size_t nfreed, capfreed;
+	gtr_idpool running; /* gst, by goroutine id */
 	int64_t gc_row;
 	int gc_on;
 	uint64_t gc_start;
@@ -101,51 +97,15 @@ static int64_t row_of(run *r, gtr_row_kind kind, int64_t id)
 	return (int64_t)tl->nrows++;
 }
 
-static gst *gst_find(run *r, int64_t id)
-{
-	uint64_t idx;
-	return gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx) ? &r->gs[idx] : NULL;
-}
-
-static gst *gst_add(run *r, int64_t id)
-{
-	size_t idx = r->ngs;
-	if (r->nfreed)
-		idx = r->freed[r->nfreed - 1];
-	else if (gtr_grow(&r->gs, &r->capgs, r->ngs + 1, sizeof *r->gs) < 0)
-		return NULL;
-	if (gtr_idmap_put(r->gids, 0, (uint64_t)id, idx) < 0)
-		return NULL;
-	if (idx == r->ngs)
-		r->ngs++;
-	else
-		r->nfreed--;
-	gst *g = &r->gs[idx];
-	*g = (gst){.prow = NO_ROW, .mrow = NO_ROW};
-	return g;
-}
-
-/* A goroutine that stopped running needs no entry: memory follows the running ones. */
-static int gst_drop(run *r, int64_t id, gst *g)
-{
-	if (gtr_grow(&r->freed, &r->capfreed, r->nfreed + 1, sizeof *r->freed) < 0)
-		return GTR_E_NOMEM;
-	gtr_idmap_del(r->gids, 0, (uint64_t)id);
-	r->freed[r->nfreed++] = (size_t)(g - r->gs);
-	return 0;
-}
-
 static void end_slice(run *r, gst *g, uint64_t ts)
 {
 	uint64_t e = ts < g->start ? g->start : ts;
 	add_busy(r, g->prow, g->start, e);
 	add_busy(r, g->mrow, g->start, e);
-	g->running = 0;
 }
 
 static int start_slice(run *r, gst *g, const gtr_event *ev)
 {
-	g->running = 1;
 	g->start = ev->ts;
 	g->prow = g->mrow = NO_ROW;
 	if (ev->p >= 0 && !(r->v1 && ev->p >= V1_FAKE_P)) {
@@ -185,14 +145,13 @@ static int on_event(run *r, const gtr_event *ev)
 		const gtr_transition *tr = gtr_event_trans(ev, i);
 		if (tr->res != GTR_RES_G)
 			continue;
-		/* Only a running goroutine has an entry. */
-		gst *g = gst_find(r, tr->id);
+		gst *g = gtr_idpool_find(&r->running, (uint64_t)tr->id);
 		if (g && tr->to != GTR_GS_RUNNING) {
 			end_slice(r, g, ev->ts);
-			if (gst_drop(r, tr->id, g) < 0)
-				return GTR_E_NOMEM;
+			gtr_idpool_drop(&r->running, (uint64_t)tr->id);
 		} else if (!g && tr->to == GTR_GS_RUNNING) {
-			if (!(g = gst_add(r, tr->id)) || start_slice(r, g, ev) < 0)
+			if (!(g = gtr_idpool_add(&r->running, (uint64_t)tr->id)) ||
+			    start_slice(r, g, ev) < 0)
 				return GTR_E_NOMEM;
 		}
 	}
@@ -248,10 +207,10 @@ int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_time
 	run r = {.t = t, .nb = nb, .gc_row = NO_ROW};
 	r.tl = calloc(1, sizeof *r.tl);
 	r.rowmap = gtr_idmap_create();
-	r.gids = gtr_idmap_create();
+	int pool_rc = gtr_idpool_init(&r.running, sizeof(gst));
 	gtr_reader *rd = NULL;
 	int rc = 0;
-	if (!r.tl || !r.rowmap || !r.gids) {
+	if (!r.tl || !r.rowmap || pool_rc < 0) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
@@ -275,9 +234,11 @@ int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_time
 	if (rc < 0)
 		goto out;
 	/* What still runs at the end runs until the last event. */
-	for (size_t i = 0; i < r.ngs; i++)
-		if (r.gs[i].running)
-			end_slice(&r, &r.gs[i], r.tl->end_ns);
+	for (size_t i = 0; i < r.running.n; i++) {
+		gst *g = gtr_idpool_at(&r.running, i);
+		if (g)
+			end_slice(&r, g, r.tl->end_ns);
+	}
 	if (r.gc_on)
 		gc_mark(&r, r.tl->end_ns, 0);
 	cover(&r, r.tl->end_ns);
@@ -290,9 +251,7 @@ int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_time
 out:
 	gtr_reader_free(rd);
 	gtr_idmap_free(r.rowmap);
-	gtr_idmap_free(r.gids);
-	free(r.gs);
-	free(r.freed);
+	gtr_idpool_free(&r.running);
 	if (rc < 0) {
 		gtr_timeline_free(r.tl);
 		return rc;

@@ -53,3 +53,39 @@ Test(idmap, delete_keeps_the_rest_reachable)
 	cr_assert_eq(gtr_idmap_get(m, 0, 0, &v), 1);
 	gtr_idmap_free(m);
 }
+
+Test(idpool, slots_are_reused_and_items_kept)
+{
+	gtr_idpool p;
+	cr_assert_eq(gtr_idpool_init(&p, sizeof(uint64_t) * 3), 0);
+	/* Ids come and go, at most 100 alive at once: the slots stay at 100. */
+	for (uint64_t id = 1; id <= 100000; id++) {
+		cr_assert_null(gtr_idpool_find(&p, id));
+		uint64_t *it = gtr_idpool_add(&p, id);
+		cr_assert_not_null(it);
+		cr_assert(it[0] == 0 && it[1] == 0 && it[2] == 0, "not zeroed");
+		it[0] = id;
+		it[2] = ~id;
+		if (id > 100) {
+			uint64_t *old = gtr_idpool_find(&p, id - 100);
+			cr_assert_not_null(old);
+			cr_assert_eq(old[0], id - 100);
+			cr_assert_eq(old[2], ~(id - 100));
+			gtr_idpool_drop(&p, id - 100);
+			cr_assert_null(gtr_idpool_find(&p, id - 100));
+		}
+	}
+	cr_assert_eq(p.n, 101);
+	gtr_idpool_drop(&p, 7); /* long gone: nothing happens */
+	size_t alive = 0;
+	for (size_t i = 0; i < p.n; i++) {
+		uint64_t *it = gtr_idpool_at(&p, i);
+		if (it) {
+			alive++;
+			cr_assert_geq(it[0], 100000 - 99);
+			cr_assert_eq(gtr_idpool_find(&p, it[0]), it);
+		}
+	}
+	cr_assert_eq(alive, 100);
+	gtr_idpool_free(&p);
+}
