@@ -40,6 +40,7 @@
  */
 #include "scan_impl.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -360,19 +361,40 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 		uint64_t whole = npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt ? (uint64_t)npt : 0;
 		uint64_t exact = whole ? (UINT64_C(1) << 53) / whole : 0;
 		int64_t clast = 0;
-		while (p < end) {
-			/* The batch cursor of v2.c, lean: no copies of the event. */
-			uint64_t v[GTR_MAX_ARGS + 1] = {0};
-			unsigned type = *p++;
-			const gtr_v2_layout *l = &ix->lay[type < GTR_V2_NUM_EVENTS ? type : 0];
-			if (type >= GTR_V2_NUM_EVENTS || !l->valid || !(l->flags & GTR_V2_TIMED) ||
-			    l->wire_args > GTR_MAX_ARGS + 1)
-				return gtr_error_set(err, GTR_E_CORRUPT, (uint64_t)(p - 1 - s->t->data),
-						     "unexpected event type %u", type);
-			for (unsigned j = 0; j < l->wire_args; j++)
-				if (gtr_uvarint_next(&p, end, &v[j]) < 0)
+		/* The batch is a run of varints (each type byte is one too),
+		 * decoded a chunk at a time: vals[iv, nv) are still to walk. */
+		size_t iv = 0, nv = 0;
+		for (;;) {
+			if (nv - iv < WALK_CARRY && p < end) {
+				memmove(w->vals, w->vals + iv, (nv - iv) * sizeof *w->vals);
+				nv -= iv;
+				iv = 0;
+				const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
+				size_t cnt = s->marks(p, ce, w->bits);
+				ptrdiff_t r = cnt ? s->decode_n(p, end, w->vals + nv, cnt) : -1;
+				if (r <= 0)
 					return gtr_error_set(err, GTR_E_VARINT, (uint64_t)(p - s->t->data),
 							     "bad varint");
+				p += r;
+				nv += cnt;
+				/* What an event reads past its own values is defined. */
+				memset(w->vals + nv, 0, WALK_CARRY * sizeof *w->vals);
+			}
+			if (iv == nv)
+				break;
+			uint64_t type = w->vals[iv];
+			unsigned nw = type < GTR_V2_NUM_EVENTS ? s->nwire[type] : 0;
+			if (!nw)
+				return gtr_error_set(err, GTR_E_CORRUPT, (uint64_t)(p - s->t->data),
+						     "unexpected event type %" PRIu64, type);
+			if (nv - iv <= nw) {
+				if (p < end)
+					continue; /* the chunk ended inside the event */
+				return gtr_error_set(err, GTR_E_TRUNCATED, (uint64_t)(p - s->t->data),
+						     "batch ends inside an event");
+			}
+			const uint64_t *v = w->vals + iv + 1;
+			iv += 1 + nw;
 			/* Go's batch cursor: a zero running time re-reads the base. */
 			if (clast == 0)
 				clast = ns_of(npt, bt->time);
@@ -1121,6 +1143,14 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		goto out;
 	}
 	s.ws0 = &ws[0];
+	for (unsigned i = 0; !s.v1 && i < GTR_V2_NUM_EVENTS; i++) {
+		const gtr_v2_layout *l = &ix->lay[i];
+		if (l->valid && (l->flags & GTR_V2_TIMED) && l->wire_args <= GTR_MAX_ARGS + 1)
+			s.nwire[i] = l->wire_args;
+	}
+	s.marks = t->kernels.uvarint_marks ? t->kernels.uvarint_marks : gtr_uvarint_marks_scalar;
+	s.decode_n = t->kernels.uvarint_decode_n ? t->kernels.uvarint_decode_n
+						 : gtr_uvarint_decode_n_scalar;
 	for (size_t i = 0; i < s.nstreams; i++)
 		s.total += 2 * s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)

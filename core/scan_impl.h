@@ -101,6 +101,11 @@ typedef struct hist {
 
 typedef struct scan scan;
 
+/* The v2 walk decodes a batch's varints WALK_CHUNK bytes at a time and
+ * keeps at least WALK_CARRY of them ahead (an event's, and zeros past). */
+#define WALK_CHUNK 2048
+#define WALK_CARRY (GTR_MAX_ARGS + 2)
+
 typedef struct worker {
 	scan *s;
 	pthread_t th;
@@ -121,6 +126,8 @@ typedef struct worker {
 	int64_t gomax_t;      /* v1, pass 1: the worker's first Gomaxprocs */
 	uint32_t gomax_si;
 	hist *hs;             /* pass 2: per track */
+	uint64_t vals[WALK_CHUNK + 2 * WALK_CARRY]; /* v2: decoded varints */
+	uint64_t bits[WALK_CHUNK / 64];
 } worker;
 
 struct scan {
@@ -156,6 +163,9 @@ struct scan {
 	size_t tcap;
 	uint64_t tbits[64];   /* a filter of the tracked goroutines (see scan_maybe_tracked) */
 	struct worker *ws0;   /* the calling thread's worker */
+	gtr_uvarint_marks_fn marks;       /* the kernels of the v2 walk */
+	gtr_uvarint_decode_n_fn decode_n;
+	uint8_t nwire[GTR_V2_NUM_EVENTS]; /* v2: varints after a walked event's type, 0: not walked */
 	/* v1 */
 	int v1;
 	const gtr_v1_index *x1;
