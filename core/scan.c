@@ -173,10 +173,14 @@ int scan_nomem(gtr_error *err)
 	return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 }
 
-static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
+/* The walk's steps take the pass as a constant: each walk below is
+ * compiled once per pass, without the tests of the others. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+static ALWAYS_INLINE void end_slice(walk *k, int64_t t, const emit *e, int64_t g, const int mode)
 {
 	mstate *st = &k->st;
-	if (k->mode == MODE_PASS1) {
+	if (mode == MODE_PASS1) {
 		/* Most slices are shorter than the heap's shortest: count them only. */
 		worker *w = k->w;
 		int64_t end = t < st->start ? st->start : t;
@@ -185,7 +189,7 @@ static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 			st->open = 0;
 			return;
 		}
-	} else if (k->mode == MODE_PASS2) {
+	} else if (mode == MODE_PASS2) {
 		st->open = 0;
 		return;
 	}
@@ -203,10 +207,10 @@ static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 	sl.end_state = e->to;
 	sl.truncated = 0;
 	st->open = 0;
-	if (k->mode == MODE_PASS1) {
+	if (mode == MODE_PASS1) {
 		k->w->nslices++;
 		heap_push(k->w, &sl);
-	} else if (k->mode == MODE_WAITER && k->seek->found && !k->seek->done) {
+	} else if (mode == MODE_WAITER && k->seek->found && !k->seek->done) {
 		wseek *q = k->seek;
 		q->done = 1;
 		if (t < q->te) {
@@ -219,10 +223,10 @@ static void end_slice(walk *k, int64_t t, const emit *e, int64_t g)
 }
 
 /* Applies one emitted event at local time t. */
-static inline int apply(walk *k, int64_t t, const emit *e)
+static ALWAYS_INLINE int apply(walk *k, int64_t t, const emit *e, const int mode)
 {
 	mstate *st = &k->st;
-	if (k->mode == MODE_PASS2 && !e->quiet) {
+	if (mode == MODE_PASS2 && !e->quiet) {
 		int resume = R_NONE;
 		uint64_t rstack = 0;
 		if (e->has_tr) {
@@ -240,7 +244,7 @@ static inline int apply(walk *k, int64_t t, const emit *e)
 			note(k, e->id, t, e->type, e->from == GTR_GS_NOTEXIST, e->tr_stack,
 			     resume, rstack);
 	}
-	if (k->mode == MODE_WAITER) {
+	if (mode == MODE_WAITER) {
 		wseek *q = k->seek;
 		if (!q->passed && t > q->ts) {
 			q->passed = 1;
@@ -260,10 +264,10 @@ static inline int apply(walk *k, int64_t t, const emit *e)
 		return 0;
 	/* A slice: from a transition to Running to the next one out of it. */
 	if (st->open && e->id == st->g && e->to != GTR_GS_RUNNING)
-		end_slice(k, t, e, st->g);
+		end_slice(k, t, e, st->g, mode);
 	if (e->to == GTR_GS_RUNNING && !(st->open && st->g == e->id)) {
 		if (st->open) /* another goroutine's status says it runs here */
-			end_slice(k, t, e, st->g);
+			end_slice(k, t, e, st->g, mode);
 		st->open = 1;
 		st->g = e->id;
 		st->start = t;
@@ -276,14 +280,11 @@ static inline int apply(walk *k, int64_t t, const emit *e)
 
 int scan_apply(walk *k, int64_t t, const emit *e)
 {
-	return apply(k, t, e);
+	return apply(k, t, e, k->mode);
 }
 
 /* scan_emit, with the walk of v2 calling apply inline. */
-static inline int emit_v2(walk *k, int64_t t, const emit *e)
-{
-	return scan_wants(k, e) ? apply(k, t, e) : 0;
-}
+#define emit_v2(k, t, e) (scan_wants_in((k)->s, mode, (e)) ? apply((k), (t), (e), mode) : 0)
 
 static int add_stw(walk *k, int64_t t, uint64_t kind)
 {
@@ -328,7 +329,7 @@ void scan_progress(walk *k, uint64_t bytes)
 	}
 }
 
-static int walk_v2(walk *k, size_t from, gtr_error *err)
+static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const int mode)
 {
 	scan *s = k->s;
 	const stream *sm = &s->streams[k->si];
@@ -348,10 +349,10 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				st->last = s->gensync[gen];
 		}
 		k->gen = gen;
-		if (k->mode == MODE_PASS1)
+		if (mode == MODE_PASS1)
 			s->snaps[sm->first + i] = *st;
 		/* Nothing after the last tracked time matters to pass 2. */
-		else if (k->mode == MODE_PASS2 && st->last >= s->tlast)
+		else if (mode == MODE_PASS2 && st->last >= s->tlast)
 			break;
 		const gtr_v2_batch *bt = &ix->batches[b->b];
 		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
@@ -404,7 +405,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			int64_t t = scan_tick(st, raw);
 			emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
 			const uint64_t *a = v + 1;
-			if (k->mode == MODE_PASS1)
+			if (mode == MODE_PASS1)
 				w->events++;
 			switch (type) {
 			case GTR_V2_EV_PROC_STATUS:
@@ -504,7 +505,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				st->g = -1;
 				emit_v2(k, scan_tick(st, raw), &s3);
 				st->g = ng;
-				if (k->mode == MODE_PASS1)
+				if (mode == MODE_PASS1)
 					w->events += 2;
 				break;
 			}
@@ -530,7 +531,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 					emit_v2(k, t, &ps);
 					t = scan_tick(st, raw);
 					st->p = -1;
-					if (k->mode == MODE_PASS1)
+					if (mode == MODE_PASS1)
 						w->events++;
 				}
 				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST);
@@ -540,12 +541,12 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			case GTR_V2_EV_STW_BEGIN:
 				e.stack = a[1];
 				emit_v2(k, t, &e);
-				if (k->mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
+				if (mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
 					return scan_nomem(err);
 				break;
 			case GTR_V2_EV_STW_END:
 				emit_v2(k, t, &e);
-				if (k->mode == MODE_PASS1) {
+				if (mode == MODE_PASS1) {
 					if (st->stw_open) {
 						w->stw[st->stw].end = t;
 						w->stw[st->stw].open = 0;
@@ -558,7 +559,7 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 			case GTR_V2_EV_PROCS_CHANGE:
 				e.stack = a[1];
 				emit_v2(k, t, &e);
-				if (k->mode == MODE_PASS1) {
+				if (mode == MODE_PASS1) {
 					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
 						     sizeof *w->procs) < 0)
 						return scan_nomem(err);
@@ -569,11 +570,11 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 				emit_v2(k, t, &e);
 				break;
 			}
-			if (k->mode == MODE_WAITER && k->seek->done)
+			if (mode == MODE_WAITER && k->seek->done)
 				return 0;
 		}
 		scan_progress(k, bt->len);
-		if (k->mode == MODE_PASS1) {
+		if (mode == MODE_PASS1) {
 			if (st->last > w->genmax[gen])
 				w->genmax[gen] = st->last;
 			if (st->last > w->maxlocal)
@@ -581,6 +582,18 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 		}
 	}
 	return 0;
+}
+
+static int walk_v2(walk *k, size_t from, gtr_error *err)
+{
+	switch (k->mode) {
+	case MODE_PASS1:
+		return walk_v2_in(k, from, err, MODE_PASS1);
+	case MODE_PASS2:
+		return walk_v2_in(k, from, err, MODE_PASS2);
+	default:
+		return walk_v2_in(k, from, err, MODE_WAITER);
+	}
 }
 
 static int walk_stream(walk *k, size_t from, gtr_error *err)

@@ -243,14 +243,18 @@ static inline int scan_maybe_tracked(const scan *s, int64_t g)
 
 /* scan_apply, but only where the pass can use the event: pass 1 looks at
  * transitions only, pass 2 at the tracked goroutines. */
+static inline int scan_wants_in(const scan *s, int mode, const emit *e)
+{
+	if (mode == MODE_PASS1)
+		return e->has_tr;
+	if (mode == MODE_PASS2)
+		return scan_maybe_tracked(s, e->evg) || (e->has_tr && scan_maybe_tracked(s, e->id));
+	return 1;
+}
+
 static inline int scan_wants(const walk *k, const emit *e)
 {
-	if (k->mode == MODE_PASS1)
-		return e->has_tr;
-	if (k->mode == MODE_PASS2)
-		return scan_maybe_tracked(k->s, e->evg) ||
-		       (e->has_tr && scan_maybe_tracked(k->s, e->id));
-	return 1;
+	return scan_wants_in(k->s, k->mode, e);
 }
 
 static inline int scan_emit(walk *k, int64_t t, const emit *e)
