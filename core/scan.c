@@ -363,7 +363,9 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		uint64_t exact = whole ? (UINT64_C(1) << 53) / whole : 0;
 		int64_t clast = 0;
 		/* The batch is a run of varints (each type byte is one too),
-		 * decoded a chunk at a time: vals[iv, nv) are still to walk. */
+		 * decoded a chunk at a time: vals[iv, nv) are still to walk.
+		 * An error sends greedy to the ordered path, which says where
+		 * exactly; the offsets here are the chunk's. */
 		size_t iv = 0, nv = 0;
 		for (;;) {
 			if (nv - iv < WALK_CARRY && p < end) {
