@@ -334,6 +334,7 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 	scan *s = k->s;
 	const stream *sm = &s->streams[k->si];
 	const gtr_v2_index *ix = s->ix;
+	const gtr_kernels *kn = &s->t->kernels;
 	mstate *st = &k->st;
 	worker *w = k->w;
 	uint32_t gen = UINT32_MAX;
@@ -373,8 +374,8 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 				nv -= iv;
 				iv = 0;
 				const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
-				size_t cnt = s->marks(p, ce, w->bits);
-				ptrdiff_t r = cnt ? s->decode_n(p, end, w->vals + nv, cnt) : -1;
+				size_t cnt = kn->uvarint_marks(p, ce, w->bits);
+				ptrdiff_t r = cnt ? kn->uvarint_decode_n(p, end, w->vals + nv, cnt) : -1;
 				if (r <= 0)
 					return gtr_error_set(err, GTR_E_VARINT, (uint64_t)(p - s->t->data),
 							     "bad varint");
@@ -1158,14 +1159,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		goto out;
 	}
 	s.ws0 = &ws[0];
-	for (unsigned i = 0; !s.v1 && i < GTR_V2_NUM_EVENTS; i++) {
-		const gtr_v2_layout *l = &ix->lay[i];
-		if (l->valid && (l->flags & GTR_V2_TIMED) && l->wire_args <= GTR_MAX_ARGS + 1)
-			s.nwire[i] = l->wire_args;
-	}
-	s.marks = t->kernels.uvarint_marks ? t->kernels.uvarint_marks : gtr_uvarint_marks_scalar;
-	s.decode_n = t->kernels.uvarint_decode_n ? t->kernels.uvarint_decode_n
-						 : gtr_uvarint_decode_n_scalar;
+	/* The walk's buffer keeps WALK_CARRY values ahead: no event may need more. */
+	for (unsigned i = 0; !s.v1 && i < GTR_V2_NUM_EVENTS; i++)
+		if (ix->lay[i].valid && (ix->lay[i].flags & GTR_V2_TIMED) &&
+		    ix->lay[i].wire_args < WALK_CARRY)
+			s.nwire[i] = ix->lay[i].wire_args;
 	for (size_t i = 0; i < s.nstreams; i++)
 		s.total += 2 * s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)

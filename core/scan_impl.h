@@ -163,8 +163,6 @@ struct scan {
 	size_t tcap;
 	uint64_t tbits[64];   /* a filter of the tracked goroutines (see scan_maybe_tracked) */
 	struct worker *ws0;   /* the calling thread's worker */
-	gtr_uvarint_marks_fn marks;       /* the kernels of the v2 walk */
-	gtr_uvarint_decode_n_fn decode_n;
 	uint8_t nwire[GTR_V2_NUM_EVENTS]; /* v2: varints after a walked event's type, 0: not walked */
 	/* v1 */
 	int v1;

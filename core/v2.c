@@ -68,8 +68,7 @@ void gtr_v2_cursor_init(gtr_v2_cursor *c, const gtr_trace *t, size_t batch, doub
 	const gtr_v2_batch *b = &ix->batches[batch];
 	c->data = t->data;
 	c->lay = ix->lay;
-	c->decode_n = t->kernels.uvarint_decode_n ? t->kernels.uvarint_decode_n
-						  : gtr_uvarint_decode_n_scalar;
+	c->decode_n = t->kernels.uvarint_decode_n;
 	c->t = t;
 	c->pos = b->data;
 	c->end = b->data + b->len;
@@ -320,9 +319,7 @@ static int parse_stacks(builder *b, size_t bi)
 	uint64_t p = bt->data + 1, end = bt->data + bt->len;
 	int64_t ev = 1;
 	uint64_t fr[4 * GTR_V2_MAX_FRAMES];
-	gtr_uvarint_decode_n_fn decode_n = b->t->kernels.uvarint_decode_n
-						   ? b->t->kernels.uvarint_decode_n
-						   : gtr_uvarint_decode_n_scalar;
+	gtr_uvarint_decode_n_fn decode_n = b->t->kernels.uvarint_decode_n;
 	while (p < end) {
 		uint64_t at = p, id, nframes;
 		int rc;
@@ -1020,8 +1017,7 @@ static int footprint_batch(const gtr_trace *t, size_t bi, gtr_footprint *fp, gtr
 	const uint8_t *d = t->data;
 	if (bt->kind == GTR_V2_B_BROKEN)
 		return 0; /* skipped, and counted in the trace's loss record */
-	gtr_uvarint_decode_n_fn decode_n =
-		t->kernels.uvarint_decode_n ? t->kernels.uvarint_decode_n : gtr_uvarint_decode_n_scalar;
+	gtr_uvarint_decode_n_fn decode_n = t->kernels.uvarint_decode_n;
 	/* The raw reader sees the header as an event with canonical varints
 	 * (the runtime pads the length to 10 bytes; Go counts it as short). */
 	uint64_t hb = 1 + gtr_v2_uvarint_len(ix->gens[bt->gen].num) + gtr_v2_uvarint_len(bt->m) +
