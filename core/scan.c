@@ -1522,6 +1522,10 @@ out:
 			return rc;
 		if (info)
 			info->ordered = 1;
+		/* What the walk found wrong is not said: the ordered path
+		 * says it, where exactly, in its own words. */
+		if (err)
+			gtr_error_clear(err);
 		return gtr_greedy_run(t, top, out, err);
 	}
 	*out = res;

@@ -17,7 +17,11 @@
 #  - every trace read without loss (the ordered path says nothing on
 #    stderr) takes the parallel path (`-v` says which ran), but those of
 #    go 1.5, which Go orders by sequence numbers rather than time;
-#  - a trace the ordered path refuses is refused alike.
+#  - a trace the ordered path refuses is refused alike, with the same
+#    words and byte offset. Beside the traces given, damaged copies of
+#    the two largest Go 1.23+ ones are made here: a run of 12 bytes set
+#    to 0xff (an overlong varint, inside an event batch for the most
+#    part) at seven places.
 set -uo pipefail
 gtr=$1
 shift
@@ -95,7 +99,19 @@ def pause(o; p):
 | {bad: [.[] | .bad // empty], max: ([.[] | .d // empty] | max // 0)}
 JQ
 
-for f in "$@"; do
+damaged=()
+for f in $(ls -S "$@" | grep 'go1\.2[3-9][^/]*\.trace$' | head -2); do
+	size=$(stat -c %s "$f")
+	for at in 2 3 4 5 6 7 8; do
+		d="$out/damaged-$at-$(basename "$f")"
+		cp "$f" "$d"
+		head -c 12 /dev/zero | tr '\0' '\377' |
+			dd of="$d" bs=1 seek=$((size * at / 10)) conv=notrunc status=none
+		damaged+=("$d")
+	done
+done
+
+for f in "$@" "${damaged[@]}"; do
 	name=$(basename "$f")
 	if ! "$gtr" greedy --ordered --json -n 20 "$f" >"$out/ordered" 2>"$out/ordered.err"; then
 		for j in 1 2 3; do
