@@ -10,6 +10,7 @@
 #
 #   corpora/make-traces.sh /opt/gtr-go corpora/traces          # all versions
 #   corpora/make-traces.sh /opt/gtr-go corpora/traces 1.22 1.26
+#   GTR_CORPORA_PROGRAMS=longwait corpora/make-traces.sh   # one program
 #
 # GODIR holds toolchains as GODIR/go-VERSION/bin/go, as installed by
 # install-go.sh; a version that is not installed is skipped with a
@@ -36,7 +37,12 @@ readonly RUN_TIMEOUT=120          # seconds a program may run
 readonly GREEDY_VERSION=1.26      # toolchain of the coarse/fine greedy pair
 readonly GREEDY_FINE_EVERY=20000  # yield granularity of greedy-fine (~30us of work)
 readonly ALL_VERSIONS=(1.15 1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27)
-readonly PROGRAMS=(greedy churn syscalls timers gcpressure annotations procs)
+readonly PROGRAMS=(greedy churn syscalls timers gcpressure annotations procs longwait)
+# longwait's traces are about 1 MB: made with the newest toolchain of
+# each format only.
+readonly LONGWAIT_VERSIONS=" 1.21 1.26 "
+# GTR_CORPORA_PROGRAMS="NAME..." makes the traces of these programs only.
+programs=(${GTR_CORPORA_PROGRAMS:-${PROGRAMS[@]}})
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 godir=${1:-/opt/gtr-go}
@@ -153,7 +159,10 @@ for v in "${versions[@]}"; do
 		continue
 	fi
 	mkdir -p "$cache_root/go-$v"
-	for prog in "${PROGRAMS[@]}"; do
+	for prog in "${programs[@]}"; do
+		if [ "$prog" = longwait ] && [[ $LONGWAIT_VERSIONS != *" $v "* ]]; then
+			continue
+		fi
 		src=$here/programs/$prog
 		[ -f "$src/main.go" ] || die "missing $src/main.go"
 		bin=$build_dir/$prog-go$v
