@@ -1,5 +1,6 @@
 /* core/check.c: inputs, the worker pool, baselines, and the check reports. */
 #include "check.h"
+#include "../io/meter.h"
 #include "json.h"
 #include "report.h"
 
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <xxhash.h>
 
 /* Directory levels followed below a DIR argument (symbolic links can loop). */
@@ -379,13 +379,6 @@ typedef struct pool {
 	atomic_size_t next;
 } pool;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static uint64_t fingerprint(const uint8_t *data, size_t size, int *ok)
 {
 	XXH3_state_t *st = XXH3_createState();
@@ -407,14 +400,14 @@ static void check_one(pool *p, size_t i)
 	const gtr_check_opts *opts = p->opts;
 	gtr_check_result *r = &p->res[i];
 	r->in = &p->in[i];
-	double t0 = now();
+	double t0 = gtr_seconds();
 	gtr_map map;
 	int rc = gtr_map_open(&map, r->in->path, opts->io);
 	if (rc < 0) {
 		char buf[200];
 		snprintf(r->error, sizeof r->error, "cannot read it: %s", strerror_r(-rc, buf, sizeof buf));
 		r->status = GTR_CHECK_ERROR;
-		r->seconds = now() - t0;
+		r->seconds = gtr_seconds() - t0;
 		return;
 	}
 	int ok;
@@ -441,7 +434,7 @@ static void check_one(pool *p, size_t i)
 		snprintf(r->error, sizeof r->error, "at byte %llu: %s", (unsigned long long)err.off,
 			 err.msg[0] ? err.msg : gtr_strerror(err.code));
 		r->status = GTR_CHECK_ERROR;
-		r->seconds = now() - t0;
+		r->seconds = gtr_seconds() - t0;
 		return;
 	}
 	r->base = gtr_baseline_find(opts->baseline, r->in->name);
@@ -459,7 +452,7 @@ static void check_one(pool *p, size_t i)
 			r->status = v == GTR_WORSE ? GTR_CHECK_REGRESSED : GTR_CHECK_OK;
 		}
 	}
-	r->seconds = now() - t0;
+	r->seconds = gtr_seconds() - t0;
 }
 
 static void *worker(void *arg)

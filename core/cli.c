@@ -425,7 +425,10 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	gtr_error_clear(&err);
 	gtr_open_opts oo = {.sz = sizeof oo, .flags = open_flags, .kernels = &k,
 			    .progress = on_progress};
+	double t0 = gtr_seconds();
 	rc = gtr_trace_open_opts(&op->trace, op->map.data, op->map.size, &oo, &err);
+	if (verbose && rc == 0)
+		fprintf(stderr, "gtr: index: %.3f s\n", gtr_seconds() - t0);
 	if (rc < 0) {
 		gtr_meter_end(&meter);
 		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
@@ -671,7 +674,11 @@ static int run_command(args *a, int cmd)
 			if (verbose && si.ordered)
 				fprintf(stderr, "gtr: greedy: ordered path: %s\n", si.why);
 			else if (verbose)
-				fprintf(stderr, "gtr: greedy: parallel path, %u threads\n", si.jobs);
+				fprintf(stderr,
+					"gtr: greedy: parallel path, %u threads: ends %.3f s, pass 1 %.3f s, "
+					"waiters %.3f s, pass 2 %.3f s (%u rounds, %.1f MB)\n",
+					si.jobs, si.sec_ends, si.sec_pass1, si.sec_waiters, si.sec_pass2,
+					si.rounds, (double)si.pass2_bytes / 1e6);
 		}
 		if (rc == 0)
 			rc = gtr_report_greedy(op.trace, g, &gopts, &o, &err);

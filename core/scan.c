@@ -27,12 +27,17 @@
  * on other Ms when each began, by walking those Ms from the batch whose
  * recorded state precedes the pause.
  *
- * Pass 2, in parallel again, follows the few printed goroutines up to
- * the latest printed slice start: their creation stack, the stack each
- * resumed at, and their last events before each printed slice. Those
- * events come from several Ms and are put in order by local time, then
- * by M (the streams are numbered in M order): where two Ms' events are
- * within a few ns, Go's order may differ.
+ * Pass 2, in parallel again, fetches what the printed goroutines did
+ * before their printed slices: their creation stack, the stack each
+ * resumed at, and their last events. It walks only the batches that can
+ * hold these: those of every M around each slice's start, in a time
+ * window that grows until it holds the history (fetch_history), and
+ * those that create a goroutine it looks for (pass 1 records the range
+ * of goroutine ids each batch creates). Each walk starts from the state
+ * pass 1 recorded at its first batch. The events come from several Ms
+ * and are put in order by local time, then by M (the streams are
+ * numbered in M order): where two Ms' events are within a few ns, Go's
+ * order may differ.
  *
  * Memory: per-batch state (like the index), the pauses and GOMAXPROCS
  * changes (like the ordered path), K slices per worker, and the small
@@ -47,6 +52,7 @@
 #include <unistd.h>
 
 #include "vec.h"
+#include "../io/meter.h"
 
 /* ---- heaps and orders ---- */
 
@@ -320,7 +326,7 @@ static inline int64_t ns_of(double ns_per_tick, uint64_t ticks)
 void scan_progress(walk *k, uint64_t bytes)
 {
 	scan *s = k->s;
-	if (k->mode == MODE_WAITER)
+	if (k->mode != MODE_PASS1)
 		return;
 	uint64_t d = atomic_fetch_add_explicit(&s->done, bytes, memory_order_relaxed) + bytes;
 	if (k->w == s->ws0 && s->t->progress && d >= s->told + s->t->progress_step && d < s->total) {
@@ -340,8 +346,9 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 	uint32_t gen = UINT32_MAX;
 	if (from > 0)
 		gen = s->sb[sm->first + from - 1].gen;
-	for (size_t i = from; i < sm->n; i++) {
+	for (size_t i = from; i < k->to; i++) {
 		const sbatch *b = &s->sb[sm->first + i];
+		int64_t cmin = INT64_MAX, cmax = INT64_MIN; /* pass 1: goroutines it creates */
 		if (b->gen != gen) {
 			gen = b->gen;
 			k->gen = gen;
@@ -352,9 +359,6 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		k->gen = gen;
 		if (mode == MODE_PASS1)
 			s->snaps[sm->first + i] = *st;
-		/* Nothing after the last tracked time matters to pass 2. */
-		else if (mode == MODE_PASS2 && st->last >= s->tlast)
-			break;
 		const gtr_v2_batch *bt = &ix->batches[b->b];
 		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
 		double npt = ix->gens[gen].ns_per_tick;
@@ -450,12 +454,16 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 			}
 			case GTR_V2_EV_GO_CREATE:
 			case GTR_V2_EV_GO_CREATE_BLOCKED:
+				if (mode == MODE_PASS1)
+					created(&cmin, &cmax, a[0]);
 				e.stack = a[2];
 				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING);
 				e.tr_stack = a[1];
 				emit_v2(k, t, &e);
 				break;
 			case GTR_V2_EV_GO_CREATE_SYSCALL:
+				if (mode == MODE_PASS1)
+					created(&cmin, &cmax, a[0]);
 				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL);
 				emit_v2(k, t, &e);
 				st->g = e.id;
@@ -578,6 +586,8 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		}
 		scan_progress(k, bt->len);
 		if (mode == MODE_PASS1) {
+			s->cmin[sm->first + i] = cmin;
+			s->cmax[sm->first + i] = cmax;
 			if (st->last > w->genmax[gen])
 				w->genmax[gen] = st->last;
 			if (st->last > w->maxlocal)
@@ -617,7 +627,8 @@ static void *work(void *arg)
 {
 	worker *w = arg;
 	scan *s = w->s;
-	size_t n = s->pass == MODE_ENDS ? s->ix->nms + s->ncpub : s->nstreams;
+	size_t n = s->pass == MODE_ENDS ? s->ix->nms + s->ncpub
+		   : s->pass == MODE_PASS2 ? s->nunits : s->nstreams;
 	for (;;) {
 		size_t j = atomic_fetch_add(&s->next, 1);
 		if (j >= n)
@@ -631,7 +642,19 @@ static void *work(void *arg)
 			}
 			continue;
 		}
-		walk k = {.s = s, .w = w, .si = (uint32_t)s->order[j], .mode = s->pass};
+		if (s->pass == MODE_PASS2) {
+			const hunit *u = &s->units[j];
+			walk k = {.s = s, .w = w, .si = u->si, .to = u->to, .mode = MODE_PASS2};
+			k.st = s->snaps[s->streams[u->si].first + u->from];
+			int rc = walk_stream(&k, u->from, &w->err);
+			if (rc < 0) {
+				w->rc = rc;
+				break;
+			}
+			continue;
+		}
+		walk k = {.s = s, .w = w, .si = (uint32_t)s->order[j],
+			  .to = s->streams[s->order[j]].n, .mode = s->pass};
 		mstate_init(&k.st);
 		int rc = walk_stream(&k, 0, &w->err);
 		if (rc < 0) {
@@ -940,12 +963,12 @@ static int cmp_track(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The batch of stream si holding local time t: the last one whose
- * state was recorded before t. Returns its position in the stream. */
-static size_t locate(const scan *s, uint32_t si, int64_t t)
+/* The first batch of stream si whose state was recorded at t or later
+ * (its events are all later than t), or the stream's length. */
+static size_t first_at(const scan *s, uint32_t si, int64_t t)
 {
 	const stream *sm = &s->streams[si];
-	size_t lo = 0, hi = sm->n; /* first position whose recorded last >= t */
+	size_t lo = 0, hi = sm->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (s->snaps[sm->first + mid].last < t)
@@ -953,7 +976,15 @@ static size_t locate(const scan *s, uint32_t si, int64_t t)
 		else
 			hi = mid;
 	}
-	return lo ? lo - 1 : 0;
+	return lo;
+}
+
+/* The batch of stream si holding local time t: the last one whose
+ * state was recorded before t. Returns its position in the stream. */
+static size_t locate(const scan *s, uint32_t si, int64_t t)
+{
+	size_t i = first_at(s, si, t);
+	return i ? i - 1 : 0;
 }
 
 /* A printed pause's waiters. */
@@ -977,7 +1008,7 @@ static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error
 		if (s->snaps[sm->first + from].last >= p->start)
 			continue; /* the stream starts after the pause did */
 		wseek q = {.ts = p->start, .te = p->open ? INT64_MAX : p->end};
-		walk k = {.s = s, .w = w0, .si = si, .mode = MODE_WAITER, .seek = &q};
+		walk k = {.s = s, .w = w0, .si = si, .to = sm->n, .mode = MODE_WAITER, .seek = &q};
 		k.st = s->snaps[sm->first + from];
 		int rc = walk_stream(&k, from, err);
 		if (rc < 0)
@@ -1005,7 +1036,8 @@ static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si
 {
 	if (gtr_grow(&s->tracks, cap, s->ntracks + 1, sizeof *s->tracks) < 0)
 		return GTR_E_NOMEM;
-	s->tracks[s->ntracks++] = (track){g, start, si, (uint8_t)at_start};
+	s->tracks[s->ntracks++] = (track){.g = g, .start = start, .stream = si,
+					  .at_start_resume = (uint8_t)at_start};
 	return 0;
 }
 
@@ -1119,6 +1151,189 @@ static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merg
 	}
 }
 
+/* ---- pass 2: the tracked goroutines' history ---- */
+
+/* The event bytes of sb entry i. */
+static uint64_t batch_bytes(const scan *s, size_t i)
+{
+	if (s->v1)
+		return s->x1->batches[s->sb[i].b].end - s->x1->batches[s->sb[i].b].off;
+	return s->ix->batches[s->sb[i].b].len;
+}
+
+/* Marks batches [lo, hi] of stream si for this round, unless walked. */
+static void need_range(scan *s, uint8_t *need, uint32_t si, size_t lo, size_t hi)
+{
+	const stream *sm = &s->streams[si];
+	for (size_t i = lo; i <= hi && i < sm->n; i++)
+		need[sm->first + i] = !s->walked[sm->first + i];
+}
+
+/* A batch that may create a tracked goroutine before that track's start. */
+static int may_create(const scan *s, size_t sbi)
+{
+	int64_t lo = s->cmin[sbi], hi = s->cmax[sbi], at = s->snaps[sbi].last;
+	if (lo > hi)
+		return 0;
+	size_t a = 0, b = s->ntracks; /* the first track of a goroutine >= lo */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (s->tracks[mid].g < lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	/* Tracks of one goroutine are in start order: its last starts latest. */
+	for (; a < s->ntracks && s->tracks[a].g <= hi; a++)
+		if ((a + 1 == s->ntracks || s->tracks[a + 1].g != s->tracks[a].g) &&
+		    s->tracks[a].start > at)
+			return 1;
+	return 0;
+}
+
+/* This round's units: the marked batches, in runs, the longest first. */
+static int cmp_unit(const void *a, const void *b)
+{
+	const hunit *x = a, *y = b;
+	size_t nx = x->to - x->from, ny = y->to - y->from;
+	if (nx != ny)
+		return nx > ny ? -1 : 1;
+	if (x->si != y->si)
+		return x->si < y->si ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+static int make_units(scan *s, const uint8_t *need, size_t *cap)
+{
+	s->nunits = 0;
+	for (uint32_t si = 0; si < s->nstreams; si++) {
+		const stream *sm = &s->streams[si];
+		for (size_t i = 0; i < sm->n;) {
+			if (!need[sm->first + i]) {
+				i++;
+				continue;
+			}
+			size_t j = i;
+			while (j < sm->n && need[sm->first + j])
+				j++;
+			if (gtr_grow(&s->units, cap, s->nunits + 1, sizeof *s->units) < 0)
+				return GTR_E_NOMEM;
+			s->units[s->nunits++] = (hunit){si, i, j};
+			for (size_t q = i; q < j; q++)
+				s->walked[sm->first + q] = 1;
+			i = j;
+		}
+	}
+	if (s->nunits)
+		qsort(s->units, s->nunits, sizeof *s->units, cmp_unit);
+	return 0;
+}
+
+/*
+ * Whether what the workers found of track ti is its whole history:
+ * the window [from, start] has been walked on every stream, so every
+ * event of it there was noted. The chain is whole when its CHAIN_KEEP
+ * latest events are in the window, or the goroutine was created in it
+ * (nothing of it comes before); the resume stack when the latest event
+ * that sets it is (a creation is one).
+ */
+static int history_known(const scan *s, const worker *ws, unsigned jobs, size_t ti)
+{
+	const track *tr = &s->tracks[ti];
+	if (tr->from == INT64_MIN)
+		return 1;
+	int64_t create = -1, resume = -1;
+	size_t in = 0;
+	for (unsigned i = 0; i < jobs; i++) {
+		const hist *h = &ws[i].hs[ti];
+		if (h->create_t > create)
+			create = h->create_t;
+		if (h->resume_t > resume)
+			resume = h->resume_t;
+		for (size_t j = 0; j < h->nchain; j++)
+			in += h->chain[j].t >= tr->from;
+	}
+	int created = create >= 0 && create >= tr->from;
+	return (in >= CHAIN_KEEP || created) && resume >= 0 && resume >= tr->from;
+}
+
+/*
+ * Pass 2, in rounds. Each track's window [from, start] starts about a
+ * batch long and grows fourfold until history_known says it holds the
+ * track's history, or until it holds everything before the start. A
+ * round walks, on every stream, the batches that overlap a window still
+ * growing and that no round has walked (an event is noted once); the
+ * first round also walks every batch that may create a tracked goroutine
+ * (scan.cmin), so a creation is found wherever it is. `first` is the
+ * trace's first local time, `span` its length.
+ */
+static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int64_t span,
+			 gtr_scan_info *info, gtr_error *err)
+{
+	size_t cap = 0;
+	uint8_t *need = calloc(s->nsb ? s->nsb : 1, 1);
+	if (!need)
+		return scan_nomem(err);
+	/* The first windows: about a batch of the busiest stream. */
+	size_t most = 1;
+	for (size_t i = 0; i < s->nstreams; i++)
+		if (s->streams[i].n > most)
+			most = s->streams[i].n;
+	int64_t w0 = span / (int64_t)most;
+	if (w0 < 1)
+		w0 = 1;
+	for (size_t k = 0; k < s->ntracks; k++) {
+		track *tr = &s->tracks[k];
+		tr->from = tr->start - first > w0 ? tr->start - w0 : INT64_MIN;
+	}
+	int rc = 0;
+	for (int round = 0;; round++) {
+		memset(need, 0, s->nsb);
+		for (size_t k = 0; k < s->ntracks; k++) {
+			const track *tr = &s->tracks[k];
+			if (tr->done)
+				continue;
+			for (uint32_t si = 0; si < s->nstreams; si++) {
+				size_t hi = first_at(s, si, tr->start);
+				if (hi > 0)
+					need_range(s, need, si, locate(s, si, tr->from), hi - 1);
+			}
+		}
+		if (round == 0) {
+			for (size_t i = 0; i < s->nsb; i++)
+				if (!need[i] && may_create(s, i))
+					need[i] = 1;
+			/* v1: before the trace's start (its first Gomaxprocs) the
+			 * runtime lists the goroutines that exist, on the P that
+			 * logs the start; one walk must see the list and its end. */
+			if (s->v1 && s->gomax_si < s->nstreams)
+				need_range(s, need, s->gomax_si, 0,
+					   first_at(s, s->gomax_si, s->gomax_t + 1));
+		}
+			if ((rc = make_units(s, need, &cap)) < 0) {
+			rc = scan_nomem(err);
+			break;
+		}
+		if (!s->nunits)
+			break;
+		info->rounds++;
+		for (size_t u = 0; u < s->nunits; u++)
+			for (size_t i = s->units[u].from; i < s->units[u].to; i++)
+				info->pass2_bytes += batch_bytes(s, s->streams[s->units[u].si].first + i);
+		if ((rc = run_pass(s, ws, jobs, MODE_PASS2, err)) < 0)
+			break;
+		for (size_t k = 0; k < s->ntracks; k++) {
+			track *tr = &s->tracks[k];
+			if (tr->done || (tr->done = (uint8_t)history_known(s, ws, jobs, k)))
+				continue;
+			int64_t w = tr->start - tr->from;
+			tr->from = w <= (tr->start - first) / 4 ? tr->start - 4 * w : INT64_MIN;
+		}
+	}
+	free(need);
+	return rc;
+}
+
 int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
 		    gtr_scan_info *info, gtr_error *err)
 {
@@ -1158,6 +1373,13 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		rc = scan_nomem(err);
 		goto out;
 	}
+	s.cmin = malloc((s.nsb ? s.nsb : 1) * sizeof *s.cmin);
+	s.cmax = malloc((s.nsb ? s.nsb : 1) * sizeof *s.cmax);
+	s.walked = calloc(s.nsb ? s.nsb : 1, 1);
+	if (!s.cmin || !s.cmax || !s.walked) {
+		rc = scan_nomem(err);
+		goto out;
+	}
 	s.ws0 = &ws[0];
 	/* The walk's buffer keeps WALK_CARRY values ahead: no event may need more. */
 	for (unsigned i = 0; !s.v1 && i < GTR_V2_NUM_EVENTS; i++)
@@ -1165,7 +1387,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		    ix->lay[i].wire_args < WALK_CARRY)
 			s.nwire[i] = ix->lay[i].wire_args;
 	for (size_t i = 0; i < s.nstreams; i++)
-		s.total += 2 * s.streams[i].bytes;
+		s.total += s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)
 		jobs = (unsigned)s.nstreams;
 	if (jobs == 0)
@@ -1189,15 +1411,26 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 	}
 
 	/* ---- the generations' ends ---- */
+	double t0 = gtr_seconds(), t1;
+	gtr_scan_info tinfo = {0}; /* the phases' times, when info is NULL */
+	if (!info)
+		info = &tinfo;
 	if (!s.v1 && run_pass(&s, ws, jobs, MODE_ENDS, err) < 0) {
 		fallback = give_up(info, "an error in a generation's last batch");
 		goto out;
 	}
 	if (!s.v1)
 		chain_gens(&s);
+	t1 = gtr_seconds();
+	info->sec_ends = t1 - t0;
+	t0 = t1;
 
 	/* ---- pass 1 ---- */
-	if ((rc = run_pass(&s, ws, jobs, MODE_PASS1, err)) < 0) {
+	rc = run_pass(&s, ws, jobs, MODE_PASS1, err);
+	t1 = gtr_seconds();
+	info->sec_pass1 = t1 - t0;
+	t0 = t1;
+	if (rc < 0) {
 		/* The ordered path says what is wrong, as it always has. */
 		rc = 0;
 		fallback = give_up(info, "an error in pass 1");
@@ -1342,6 +1575,10 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		}
 	}
 
+	t1 = gtr_seconds();
+	info->sec_waiters = t1 - t0;
+	t0 = t1;
+
 	/* ---- pass 2: the tracked goroutines ---- */
 	size_t tcap = 0;
 	s.tlast = INT64_MIN;
@@ -1376,7 +1613,9 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		for (size_t j = 0; j < s.ntracks; j++)
 			ws[i].hs[j].create_t = ws[i].hs[j].resume_t = -1;
 	}
-	if ((rc = run_pass(&s, ws, jobs, MODE_PASS2, err)) < 0 ||
+	rc = fetch_history(&s, ws, jobs, s.v1 ? 0 : base, end_local - (s.v1 ? 0 : base), info, err);
+	info->sec_pass2 = gtr_seconds() - t0;
+	if (rc < 0 ||
 	    (s.v1 && (rc = scan_v1_samples(&s, &ws[0], err)) < 0)) {
 		rc = 0;
 		fallback = give_up(info, "an error in pass 2");
@@ -1513,6 +1752,10 @@ out:
 	free(s.cpub);
 	free(s.endn);
 	free(s.endpeak);
+	free(s.cmin);
+	free(s.cmax);
+	free(s.walked);
+	free(s.units);
 	free(s.tracks);
 	free(s.tkeys);
 	free(s.tidx);

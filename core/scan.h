@@ -36,6 +36,7 @@
 #define GTR_CORE_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "greedy.h"
 
@@ -44,6 +45,11 @@ typedef struct gtr_scan_info {
 	int ordered;        /* 1: it ran gtr_greedy_run */
 	unsigned jobs;      /* worker threads used (0 when ordered) */
 	char why[160];      /* why it ran the ordered path, else empty */
+	/* Wall-clock seconds of the parallel path's phases: the
+	 * generations' ends, pass 1, the pauses' waiters, pass 2. */
+	double sec_ends, sec_pass1, sec_waiters, sec_pass2;
+	unsigned rounds;    /* pass 2's rounds */
+	uint64_t pass2_bytes; /* event bytes pass 2 walked */
 } gtr_scan_info;
 
 /*

@@ -80,9 +80,17 @@ typedef struct cprocs {
 typedef struct track {
 	int64_t g;
 	int64_t start;   /* local time of the slice start (or of the pause) */
+	int64_t from;    /* pass 2 has walked every batch of [from, start]; INT64_MIN: all before */
 	uint32_t stream; /* where that event is */
 	uint8_t at_start_resume; /* the start event itself sets the resume stack */
+	uint8_t done;    /* its history is known */
 } track;
+
+/* Pass 2's work: batches [from, to) of stream si. */
+typedef struct hunit {
+	uint32_t si;
+	size_t from, to;
+} hunit;
 
 /* What one worker found of one track. */
 typedef struct hist {
@@ -154,8 +162,15 @@ struct scan {
 	atomic_uint_fast64_t done;
 	uint64_t total, told;
 	int pass;
+	/* Pass 1 records, per sb entry, the least and greatest goroutine id
+	 * its batch creates (INT64_MAX, INT64_MIN: none): pass 2 looks for
+	 * a creation only where it can be. */
+	int64_t *cmin, *cmax;
 	/* pass 2 */
 	int64_t tlast;        /* the latest local time any track needs */
+	uint8_t *walked;      /* per sb entry: pass 2 has walked its batch */
+	hunit *units;         /* this round's work */
+	size_t nunits;
 	track *tracks;
 	size_t ntracks;
 	int64_t *tkeys;       /* open addressing: goroutine -> first track, -1 empty */
@@ -187,6 +202,7 @@ typedef struct walk {
 	scan *s;
 	worker *w;
 	uint32_t si;      /* stream index */
+	size_t to;        /* the walk stops before this batch of the stream */
 	int mode;
 	mstate st;
 	uint32_t gen;
@@ -258,6 +274,16 @@ static inline int scan_wants(const walk *k, const emit *e)
 static inline int scan_emit(walk *k, int64_t t, const emit *e)
 {
 	return scan_wants(k, e) ? scan_apply(k, t, e) : 0;
+}
+
+/* Pass 1: a batch creates goroutine g (see scan.cmin). */
+static inline void created(int64_t *cmin, int64_t *cmax, uint64_t g)
+{
+	int64_t v = g > INT64_MAX ? INT64_MAX : (int64_t)g;
+	if (v < *cmin)
+		*cmin = v;
+	if (v > *cmax)
+		*cmax = v;
 }
 
 /* Local time of the next event of a stream, which Go's reader read at `raw`. */

@@ -136,12 +136,11 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 	int rc = 0;
 	k->gen = 0;
 	st->p = (int64_t)sm->m;
-	for (size_t i = from; i < sm->n; i++) {
+	for (size_t i = from; i < k->to; i++) {
 		const sbatch *b = &s->sb[sm->first + i];
+		int64_t cmin = INT64_MAX, cmax = INT64_MIN; /* pass 1: goroutines it creates */
 		if (k->mode == MODE_PASS1)
 			s->snaps[sm->first + i] = *st;
-		else if (k->mode == MODE_PASS2 && st->last >= s->tlast)
-			goto out;
 		gtr_v1_cursor c;
 		gtr_v1_event ev;
 		gtr_v1_cursor_init(&c, t, b->b, (uint64_t)st->cg);
@@ -192,6 +191,8 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 					pre_drop(&pi, e.id);
 				break;
 			case GTR_V1_GOCREATE:
+				if (k->mode == MODE_PASS1)
+					created(&cmin, &cmax, ev.args[0]);
 				if (pre) {
 					/* The trace's start lists the goroutines that exist. */
 					int64_t ng = (int64_t)ev.args[0];
@@ -269,11 +270,15 @@ int scan_v1_walk(walk *k, size_t from, gtr_error *err)
 		if (rc < 0)
 			goto out;
 		scan_progress(k, x->batches[b->b].end - x->batches[b->b].off);
-		if (k->mode == MODE_PASS1 && st->last > w->maxlocal)
-			w->maxlocal = st->last;
+		if (k->mode == MODE_PASS1) {
+			s->cmin[sm->first + i] = cmin;
+			s->cmax[sm->first + i] = cmax;
+			if (st->last > w->maxlocal)
+				w->maxlocal = st->last;
+		}
 	}
 	/* The P's last event: a pending syscall did not block. */
-	if (st->sc)
+	if (st->sc && k->to == sm->n)
 		rc = syscall_decide(k, NULL, err);
 out:
 	free(pi.g);

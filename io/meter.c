@@ -14,6 +14,11 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+double gtr_seconds(void)
+{
+	return (double)now_ns() / 1e9;
+}
+
 static void put(int fd, const char *s, size_t n)
 {
 	while (n) {

@@ -49,6 +49,9 @@ void gtr_meter_update(gtr_meter *m, const char *what, uint64_t done, uint64_t to
 /* Erases the line, if one is drawn; the meter may be updated again after. */
 void gtr_meter_end(gtr_meter *m);
 
+/* Seconds on the monotonic clock, for timing phases. */
+double gtr_seconds(void);
+
 /* Writes bytes for people into buf: "512 B", "12.3 KiB", "1.02 GiB". */
 void gtr_meter_bytes(char *buf, size_t cap, double bytes);
 
