@@ -134,11 +134,21 @@ static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, 
 		double t0 = now();
 		if (strcmp(kernel, "marks") == 0) {
 			acc += k->uvarint_marks(buf, end, bits);
+		} else if (strcmp(kernel, "lut64") == 0) {
+			/* The decoded values (decode32 writes them here first), 2048 at a time. */
+			static const uint8_t lut[64] = {1, 2, 3, 4, 5, 6, 7};
+			const uint32_t *v = (const uint32_t *)(void *)out;
+			for (size_t i = 0; i < STREAM_VALUES; i += 2048)
+				k->lut64_u32(v + i, 2048, lut, (uint8_t *)bits + i);
+			acc += ((uint8_t *)bits)[0];
 		} else {
+			uint32_t *out32 = (uint32_t *)(void *)out;
 			while (left) {
 				size_t n = per_call < left ? per_call : left;
 				ptrdiff_t s = strcmp(kernel, "skip") == 0 ? k->uvarint_skip(p, end, n)
-									: k->uvarint_decode_n(p, end, out, n);
+					      : strcmp(kernel, "decode32_n") == 0
+						  ? k->uvarint_decode32_n(p, end, out32, n)
+						  : k->uvarint_decode_n(p, end, out, n);
 				if (s < 0) {
 					fprintf(stderr, "kernels: %s/%s failed (%td)\n", kernel, gtr_isa_name(k->isa), s);
 					exit(1);
@@ -159,7 +169,7 @@ static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, 
 int main(void)
 {
 	static const char *const shapes[] = {"trace", "small", "wide"};
-	static const char *const kernels[] = {"skip", "decode_n", "marks"};
+	static const char *const kernels[] = {"skip", "decode_n", "decode32_n", "marks", "lut64"};
 	static const size_t per_calls[] = {1, 4, 16, 0};
 	uint8_t *buf = malloc((size_t)STREAM_VALUES * 10);
 	uint64_t *out = malloc((size_t)STREAM_VALUES * sizeof *out);
@@ -174,7 +184,7 @@ int main(void)
 	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
 		size_t len = make_stream(buf, shapes[s]);
 		for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
-			int marks = strcmp(kernels[kk], "marks") == 0;
+			int marks = strcmp(kernels[kk], "marks") == 0 || strcmp(kernels[kk], "lut64") == 0;
 			for (size_t pc = 0; pc < sizeof per_calls / sizeof *per_calls; pc++) {
 				size_t per_call = per_calls[pc] ? per_calls[pc] : STREAM_VALUES;
 				if (marks && per_calls[pc])

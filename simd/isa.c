@@ -73,6 +73,8 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	k->isa = want;
 	k->uvarint_skip = gtr_uvarint_skip_scalar;
 	k->uvarint_decode_n = gtr_uvarint_decode_n_scalar;
+	k->uvarint_decode32_n = gtr_uvarint_decode32_n_scalar;
+	k->lut64_u32 = gtr_lut64_u32_scalar;
 	k->uvarint_marks = gtr_uvarint_marks_scalar;
 	k->uvarint_walk = gtr_uvarint_walk_scalar;
 #ifdef GTR_HAVE_X86_KERNELS
@@ -80,18 +82,24 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	case GTR_ISA_SSE4:
 		k->uvarint_skip = gtr_uvarint_skip_sse4;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_sse4;
+		k->uvarint_decode32_n = gtr_uvarint_decode32_n_sse4;
+		k->lut64_u32 = gtr_lut64_u32_sse4;
 		k->uvarint_marks = gtr_uvarint_marks_sse4;
 		k->uvarint_walk = gtr_uvarint_walk_sse4;
 		break;
 	case GTR_ISA_AVX2:
 		k->uvarint_skip = gtr_uvarint_skip_avx2;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx2;
+		k->uvarint_decode32_n = gtr_uvarint_decode32_n_avx2;
+		k->lut64_u32 = gtr_lut64_u32_avx2;
 		k->uvarint_marks = gtr_uvarint_marks_avx2;
 		k->uvarint_walk = gtr_uvarint_walk_avx2;
 		break;
 	case GTR_ISA_AVX512:
 		k->uvarint_skip = gtr_uvarint_skip_avx512;
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx512;
+		k->uvarint_decode32_n = gtr_uvarint_decode32_n_avx512;
+		k->lut64_u32 = gtr_lut64_u32_avx512;
 		k->uvarint_marks = gtr_uvarint_marks_avx512;
 		k->uvarint_walk = gtr_uvarint_walk_avx512;
 		break;

@@ -23,6 +23,8 @@ typedef struct gtr_kernels {
 	gtr_isa isa;
 	gtr_uvarint_skip_fn uvarint_skip;
 	gtr_uvarint_decode_n_fn uvarint_decode_n;
+	gtr_uvarint_decode32_n_fn uvarint_decode32_n;
+	gtr_lut64_u32_fn lut64_u32;
 	gtr_uvarint_marks_fn uvarint_marks;
 	gtr_uvarint_walk_fn uvarint_walk;
 } gtr_kernels;

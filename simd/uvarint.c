@@ -30,6 +30,28 @@ ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint
 	return q - p;
 }
 
+ptrdiff_t gtr_uvarint_decode32_n_scalar(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n)
+{
+	const uint8_t *q = p;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+		int k = gtr_uvarint_decode(q, end, &v);
+		if (k == GTR_UVARINT_SHORT)
+			return GTR_UVARINT_SKIP_SHORT;
+		if (k < 0)
+			return k;
+		out[i] = v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
+		q += k;
+	}
+	return q - p;
+}
+
+void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = v[i] < 64 ? lut[v[i]] : 0;
+}
+
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits)
 {
 	size_t len = (size_t)(end - p), set = 0;

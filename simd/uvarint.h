@@ -87,6 +87,21 @@ typedef ptrdiff_t (*gtr_uvarint_skip_fn)(const uint8_t *p, const uint8_t *end, s
 typedef ptrdiff_t (*gtr_uvarint_decode_n_fn)(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 
 /*
+ * Decodes up to n uvarints into 32-bit values, with the decode kernel's
+ * contract, but a value of 2^32 - 1 or more, which does not fit, is
+ * written as GTR_UVARINT32_LONG (so the marker is never a value).
+ */
+#define GTR_UVARINT32_LONG UINT32_C(0xffffffff)
+typedef ptrdiff_t (*gtr_uvarint_decode32_n_fn)(const uint8_t *p, const uint8_t *end, uint32_t *out,
+					       size_t n);
+
+/*
+ * Maps n 32-bit values through a 64-entry byte table:
+ * out[i] = v[i] < 64 ? lut[v[i]] : 0.
+ */
+typedef void (*gtr_lut64_u32_fn)(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
+
+/*
  * The stage-1 scan of an index pass: marks where varints end. Bit i of
  * bits[i / 64] is set iff p[i] < 0x80, for every i < end - p; the unused
  * high bits of the last word are clear. `bits` must hold
@@ -143,6 +158,8 @@ typedef size_t (*gtr_uvarint_walk_fn)(const uint8_t *p, const uint8_t *end, cons
  */
 ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+ptrdiff_t gtr_uvarint_decode32_n_scalar(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
+void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			       gtr_walk_sums *sums, size_t *nrec);

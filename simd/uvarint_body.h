@@ -8,9 +8,11 @@
  *   ISA_WINDOW   the bytes of a block whose varint ends decode may use
  *                (the per-lane paths load 8 bytes at a varint's start, so
  *                they stop at byte 56 to stay inside the block);
+ *   ISA_WINDOW32 the same for decode32;
  * and the per-ISA functions cont64_ISA (the continuation bits of 64 bytes),
  * select_ISA (the position of the k-th set bit), decode_block_ISA
- * (values of `take` varints of at most 8 bytes), and for the record walk
+ * (values of `take` varints of at most 8 bytes), decode_block32_ISA (the
+ * same as 32-bit values, GTR_UVARINT32_LONG where one does not fit), and for the record walk
  * select8_ISA and select16_ISA (the position of the n-th set bit, n <= 4,
  * of 64 or 16 bits: 64, or 16 or more, when there are fewer) and
  * value8_ISA (one varint of at most 8 bytes whose last byte is known).
@@ -112,6 +114,51 @@ ISA_TARGET ptrdiff_t KERNEL(decode_n)(const uint8_t *p, const uint8_t *end, uint
 	if (n < SMALL_N || end - p < GTR_PAD)
 		return gtr_uvarint_decode_n_scalar(p, end, out, n);
 	return PER_ISA(decode_blocks)(p, end, out, n);
+}
+
+/* decode_blocks for 32-bit values: varints of 9 bytes or more go to
+ * the reference. */
+static __attribute__((noinline)) ISA_TARGET ptrdiff_t PER_ISA(decode32_blocks)(const uint8_t *p,
+									     const uint8_t *end,
+									     uint32_t *out, size_t n)
+{
+	const uint8_t *q = p;
+	while (n >= SMALL_N && end - q >= GTR_PAD) {
+		uint64_t c = PER_ISA(cont64)(q), t = ~c & ISA_WINDOW32;
+		if (t == 0)
+			break;
+		size_t k = (size_t)__builtin_popcountll(t), take = k < n ? k : n;
+		unsigned span = take == k ? 64 - (unsigned)__builtin_clzll(t) : PER_ISA(select)(t, take) + 1;
+		uint64_t bad = runs8(c) & below(span);
+		if (bad) {
+			take = (size_t)__builtin_popcountll(t & below((unsigned)__builtin_ctzll(bad)));
+			if (take == 0) {
+				ptrdiff_t s = gtr_uvarint_decode32_n_scalar(q, end, out, 1);
+				if (s < 0)
+					return s;
+				q += s;
+				out++;
+				n--;
+				continue;
+			}
+			span = PER_ISA(select)(t, take) + 1;
+		}
+		PER_ISA(decode_block32)(q, t, take, out);
+		q += span;
+		out += take;
+		n -= take;
+	}
+	if (n == 0)
+		return q - p;
+	ptrdiff_t s = gtr_uvarint_decode32_n_scalar(q, end, out, n);
+	return s < 0 ? s : (q - p) + s;
+}
+
+ISA_TARGET ptrdiff_t KERNEL(decode32_n)(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n)
+{
+	if (n < SMALL_N || end - p < GTR_PAD)
+		return gtr_uvarint_decode32_n_scalar(p, end, out, n);
+	return PER_ISA(decode32_blocks)(p, end, out, n);
 }
 
 ISA_TARGET size_t KERNEL(marks)(const uint8_t *p, const uint8_t *end, uint64_t *bits)

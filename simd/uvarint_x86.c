@@ -46,6 +46,7 @@ static inline uint64_t load64(const uint8_t *p)
 	return v;
 }
 
+
 /* Bit i set iff bits i..i+7 of c are all set: a varint of 9+ bytes starts there. */
 static inline uint64_t runs8(uint64_t c)
 {
@@ -139,6 +140,29 @@ static inline unsigned select_loop(uint64_t t, size_t k)
 			 and(srl((V), 4), set1(0x00fffffff0000000)));                  \
 	} while (0)
 
+/*
+ * lut64 on 16 values at a time with 16-byte shuffles (SSE4.1 and AVX2):
+ * the values, saturated to 64, packed into bytes, looked up in the four
+ * 16-byte quarters of the table, each quarter kept where the byte's high
+ * nibble selects it (64 selects none: 0).
+ */
+#define LUT64_16(v, q, out)                                                              \
+	do {                                                                             \
+		const __m128i c64_ = _mm_set1_epi32(64);                                 \
+		__m128i a_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)(v)), c64_); \
+		__m128i b_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)((v) + 4)), c64_); \
+		__m128i c_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)((v) + 8)), c64_); \
+		__m128i d_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)((v) + 12)), c64_); \
+		__m128i x_ = _mm_packus_epi16(_mm_packus_epi32(a_, b_), _mm_packus_epi32(c_, d_)); \
+		__m128i lo_ = _mm_and_si128(x_, _mm_set1_epi8(0x0f));                     \
+		__m128i hi_ = _mm_srli_epi16(_mm_andnot_si128(_mm_set1_epi8(0x0f), x_), 4); \
+		__m128i r_ = _mm_setzero_si128();                                         \
+		for (int h_ = 0; h_ < 4; h_++)                                           \
+			r_ = _mm_or_si128(r_, _mm_and_si128(_mm_shuffle_epi8((q)[h_], lo_),  \
+							    _mm_cmpeq_epi8(hi_, _mm_set1_epi8((char)h_)))); \
+		_mm_storeu_si128((__m128i *)(out), r_);                                   \
+	} while (0)
+
 /* ---- SSE4.1 ------------------------------------------------------------ */
 
 #define S128(x) _mm_set1_epi64x((long long)UINT64_C(x))
@@ -180,6 +204,31 @@ static inline TARGET_SSE4 void decode_block_sse4(const uint8_t *q, uint64_t t, s
 		_mm_storel_epi64((__m128i *)(out + j), squeeze_sse4(_mm_cvtsi64_si128((long long)load64(q + s))));
 }
 
+/* 64-bit values as decode32 writes them. */
+static inline uint32_t narrow32(uint64_t v)
+{
+	return v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
+}
+
+static inline TARGET_SSE4 void decode_block32_sse4(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
+{
+	uint64_t v[64];
+	decode_block_sse4(q, t, take, v);
+	for (size_t j = 0; j < take; j++)
+		out[j] = narrow32(v[j]);
+}
+
+TARGET_SSE4 void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
+{
+	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
+			      _mm_loadu_si128((const __m128i *)(lut + 32)),
+			      _mm_loadu_si128((const __m128i *)(lut + 48))};
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		LUT64_16(v + i, q, out + i);
+	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
+}
+
 static inline TARGET_SSE4 unsigned select16_sse4(uint32_t m, unsigned n)
 {
 	return select16_clear(m, n);
@@ -198,10 +247,12 @@ static inline TARGET_SSE4 unsigned select8_sse4(uint64_t x, unsigned n)
 #define ISA sse4
 #define ISA_TARGET TARGET_SSE4
 #define ISA_WINDOW WINDOW_56
+#define ISA_WINDOW32 WINDOW_56
 #include "uvarint_body.h"
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
+#undef ISA_WINDOW32
 
 /* ---- AVX2 -------------------------------------------------------------- */
 
@@ -257,6 +308,25 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 	_mm256_maskstore_epi64((long long *)(out + j), keep, squeeze_avx2(x));
 }
 
+static inline TARGET_AVX2 void decode_block32_avx2(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
+{
+	uint64_t v[64];
+	decode_block_avx2(q, t, take, v);
+	for (size_t j = 0; j < take; j++)
+		out[j] = narrow32(v[j]);
+}
+
+TARGET_AVX2 void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
+{
+	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
+			      _mm_loadu_si128((const __m128i *)(lut + 32)),
+			      _mm_loadu_si128((const __m128i *)(lut + 48))};
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		LUT64_16(v + i, q, out + i);
+	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
+}
+
 static inline TARGET_AVX2 unsigned select16_avx2(uint32_t m, unsigned n)
 {
 	return select16_clear(m, n); /* no pdep, as in select_avx2 */
@@ -275,10 +345,12 @@ static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
 #define ISA avx2
 #define ISA_TARGET TARGET_AVX2
 #define ISA_WINDOW WINDOW_56
+#define ISA_WINDOW32 WINDOW_56
 #include "uvarint_body.h"
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
+#undef ISA_WINDOW32
 
 /* ---- AVX-512 ----------------------------------------------------------- */
 
@@ -326,6 +398,68 @@ static inline TARGET_AVX512 void decode_block_avx512(const uint8_t *q, uint64_t 
 	}
 }
 
+static inline TARGET_AVX512 void decode_block32_avx512(const uint8_t *q, uint64_t t, size_t take,
+							   uint32_t *out)
+{
+	const __m512i iota = _mm512_set_epi64(0x3f3e3d3c3b3a3938, 0x3736353433323130, 0x2f2e2d2c2b2a2928,
+					      0x2726252423222120, 0x1f1e1d1c1b1a1918, 0x1716151413121110,
+					      0x0f0e0d0c0b0a0908, 0x0706050403020100);
+	/* Lane j of a group takes varint 16g + j: its bytes are start + 0..3. */
+	const __m512i lane = _mm512_set_epi32(0x0f0f0f0f, 0x0e0e0e0e, 0x0d0d0d0d, 0x0c0c0c0c, 0x0b0b0b0b,
+					      0x0a0a0a0a, 0x09090909, 0x08080808, 0x07070707, 0x06060606,
+					      0x05050505, 0x04040404, 0x03030303, 0x02020202, 0x01010101,
+					      0x00000000);
+	const __m512i byte = _mm512_set1_epi32(0x03020100);
+	const __m512i low = _mm512_set1_epi32(0xff);
+	__m512i blk = _mm512_loadu_si512((const void *)q);
+	__m512i starts = _mm512_maskz_compress_epi8(t << 1 | 1, iota);
+	__m512i ends = _mm512_maskz_compress_epi8(t, iota);
+	for (size_t g = 0; g * 16 < take; g++) {
+		__m512i sel = _mm512_add_epi8(lane, _mm512_set1_epi8((char)(16 * g)));
+		__m512i st = _mm512_permutexvar_epi8(sel, starts), en = _mm512_permutexvar_epi8(sel, ends);
+		__m512i idx = _mm512_add_epi8(st, byte);
+		__m512i x = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, en), idx, blk);
+		x = _mm512_and_si512(x, _mm512_set1_epi32(0x7f7f7f7f));
+		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x007f007f)),
+				    _mm512_and_si512(_mm512_srli_epi32(x, 1), _mm512_set1_epi32(0x3f803f80)));
+		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x00003fff)),
+				    _mm512_and_si512(_mm512_srli_epi32(x, 2), _mm512_set1_epi32(0x0fffc000)));
+		/* Five bytes or more (end - start >= 4): bytes 4 to 7 give bits
+		 * 28 and up; the value fits if no more than 4 of them are set. */
+		__mmask16 lng = _mm512_cmpgt_epu32_mask(_mm512_and_si512(_mm512_sub_epi8(en, st), low),
+							_mm512_set1_epi32(3));
+		if (lng) {
+			__m512i idx2 = _mm512_add_epi8(st, _mm512_set1_epi32(0x07060504));
+			__m512i y = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx2, en), idx2, blk);
+			y = _mm512_and_si512(y, _mm512_set1_epi32(0x7f7f7f7f));
+			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x007f007f)),
+					    _mm512_and_si512(_mm512_srli_epi32(y, 1), _mm512_set1_epi32(0x3f803f80)));
+			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x00003fff)),
+					    _mm512_and_si512(_mm512_srli_epi32(y, 2), _mm512_set1_epi32(0x0fffc000)));
+			x = _mm512_mask_or_epi32(x, lng, x, _mm512_slli_epi32(y, 28));
+			__mmask16 big = _mm512_mask_cmpgt_epu32_mask(lng, y, _mm512_set1_epi32(15));
+			x = _mm512_mask_mov_epi32(x, big, _mm512_set1_epi32(-1));
+		}
+		size_t r = take - g * 16;
+		_mm512_mask_storeu_epi32(out + g * 16, (__mmask16)(r >= 16 ? 0xffff : (1u << r) - 1), x);
+	}
+}
+
+TARGET_AVX512 void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
+{
+	const __m512i tab = _mm512_loadu_si512((const void *)lut);
+	const __m512i c64 = _mm512_set1_epi32(64);
+	for (size_t i = 0; i < n; i += 16) {
+		size_t r = n - i < 16 ? n - i : 16;
+		__mmask16 in = (__mmask16)(r == 16 ? 0xffff : (1u << r) - 1);
+		__m512i x = _mm512_maskz_loadu_epi32(in, v + i);
+		__mmask16 small = _mm512_cmplt_epu32_mask(x, c64);
+		__m512i b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(x));
+		__m512i y = _mm512_maskz_permutexvar_epi8((__mmask64)small, b, tab);
+		_mm512_mask_storeu_epi8(out + i, (__mmask64)in, y);
+	}
+}
+
 static inline TARGET_AVX512 unsigned select16_avx512(uint32_t m, unsigned n)
 {
 	return (unsigned)_tzcnt_u32((uint32_t)_pdep_u64(UINT64_C(1) << (n - 1), m) | 0x10000);
@@ -344,9 +478,11 @@ static inline TARGET_AVX512 unsigned select8_avx512(uint64_t x, unsigned n)
 #define ISA avx512
 #define ISA_TARGET TARGET_AVX512
 #define ISA_WINDOW (~UINT64_C(0))
+#define ISA_WINDOW32 (~UINT64_C(0))
 #include "uvarint_body.h"
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
+#undef ISA_WINDOW32
 
 #endif

@@ -17,6 +17,8 @@
 /* SSE4.1 + POPCNT: 16-byte compares. */
 ptrdiff_t gtr_uvarint_skip_sse4(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_sse4(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+ptrdiff_t gtr_uvarint_decode32_n_sse4(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
+void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 size_t gtr_uvarint_marks_sse4(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_sse4(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
@@ -24,6 +26,8 @@ size_t gtr_uvarint_walk_sse4(const uint8_t *p, const uint8_t *end, const uint8_t
 /* AVX2 + BMI1/2: 32-byte compares, four values per vector. */
 ptrdiff_t gtr_uvarint_skip_avx2(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_avx2(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+ptrdiff_t gtr_uvarint_decode32_n_avx2(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
+void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 size_t gtr_uvarint_marks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_avx2(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
@@ -31,6 +35,8 @@ size_t gtr_uvarint_walk_avx2(const uint8_t *p, const uint8_t *end, const uint8_t
 /* AVX-512 F/BW/VBMI/VBMI2 + BMI1/2: 64-byte compares, byte permutes. */
 ptrdiff_t gtr_uvarint_skip_avx512(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_avx512(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
+ptrdiff_t gtr_uvarint_decode32_n_avx512(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
+void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 size_t gtr_uvarint_marks_avx512(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_avx512(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);

@@ -94,12 +94,27 @@ enum { MAXN = 1200 };
 static void agree(const uint8_t *p, size_t len, size_t n)
 {
 	static uint64_t want[MAXN + 1], got[MAXN + 1];
+	static uint32_t want32[MAXN + 1], got32[MAXN + 1];
 	static uint64_t bwant[MAXN / 64 + 4], bgot[MAXN / 64 + 4];
 	cr_assert(n <= MAXN && len <= MAXN);
 	const uint8_t *end = p + len;
 	ptrdiff_t sk = gtr_uvarint_skip_scalar(p, end, n);
 	memset(want, 0xa5, (n + 1) * sizeof *want);
 	ptrdiff_t dk = gtr_uvarint_decode_n_scalar(p, end, want, n);
+	/* decode32: decode_n's values, the long ones marked, and the same status. */
+	memset(want32, 0xa5, (n + 1) * sizeof *want32);
+	ptrdiff_t dk32 = gtr_uvarint_decode32_n_scalar(p, end, want32, n);
+	cr_assert_eq(dk32, dk, "scalar decode32: %td, decode_n %td (len %zu, n %zu)", dk32, dk, len, n);
+	for (size_t j = 0, at = 0; j < n && (dk >= 0 || want32[j] != 0xa5a5a5a5u); j++) {
+		uint64_t v;
+		int k = gtr_uvarint_decode(p + at, end, &v);
+		if (k <= 0)
+			break;
+		cr_assert_eq(want32[j], v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG,
+			     "scalar decode32: out[%zu] = %#x for %d bytes of %#llx", j, want32[j], k,
+			     (unsigned long long)v);
+		at += (size_t)k;
+	}
 	size_t words = (len + 63) / 64;
 	memset(bwant, 0xa5, (words + 1) * sizeof *bwant);
 	size_t mk = gtr_uvarint_marks_scalar(p, end, bwant);
@@ -114,6 +129,12 @@ static void agree(const uint8_t *p, size_t len, size_t n)
 		for (size_t j = 0; j <= n; j++)
 			cr_assert_eq(got[j], want[j], "%s decode_n: out[%zu] = %#llx, scalar %#llx (len %zu, n %zu)",
 				     isa, j, (unsigned long long)got[j], (unsigned long long)want[j], len, n);
+		memset(got32, 0xa5, (n + 1) * sizeof *got32);
+		r = k->uvarint_decode32_n(p, end, got32, n);
+		cr_assert_eq(r, dk32, "%s decode32_n: %td, scalar %td (len %zu, n %zu)", isa, r, dk32, len, n);
+		for (size_t j = 0; j <= n; j++)
+			cr_assert_eq(got32[j], want32[j], "%s decode32_n: out[%zu] = %#x, scalar %#x (len %zu, n %zu)",
+				     isa, j, got32[j], want32[j], len, n);
 		memset(bgot, 0xa5, (words + 1) * sizeof *bgot);
 		size_t m = k->uvarint_marks(p, end, bgot);
 		cr_assert_eq(m, mk, "%s marks: %zu, scalar %zu (len %zu)", isa, m, mk, len);
@@ -350,6 +371,8 @@ Test(simd, never_read_past_the_end)
 				     len < 10 ? GTR_UVARINT_SKIP_SHORT : GTR_UVARINT_OVERFLOW);
 			cr_assert_eq(wide[i].uvarint_decode_n(edge - len, edge, out, 1),
 				     len < 10 ? GTR_UVARINT_SKIP_SHORT : GTR_UVARINT_OVERFLOW);
+			cr_assert_eq(wide[i].uvarint_decode32_n(edge - len, edge, (uint32_t *)out, 1),
+				     len < 10 ? GTR_UVARINT_SKIP_SHORT : GTR_UVARINT_OVERFLOW);
 			cr_assert_eq(wide[i].uvarint_marks(edge - len, edge, bits), 0);
 		}
 	}
@@ -390,6 +413,37 @@ Test(simd, big_counts)
 	for (int mix = 0; mix < 3; mix++) {
 		size_t len = random_stream(buf, sizeof buf, MAXN, mix);
 		agree(buf, len, count_ends(buf, len));
+	}
+}
+
+Test(simd, lut64_agrees_with_scalar)
+{
+	load_wide();
+	static uint32_t v[300];
+	static uint8_t lut[64], want[301], got[301];
+	srand(17);
+	for (int i = 0; i < 64; i++)
+		lut[i] = (uint8_t)(rand() | 1);
+	for (int round = 0; round < 200; round++) {
+		size_t n = (size_t)rand() % 300;
+		for (size_t i = 0; i < n; i++) {
+			/* Table indexes, the first values past it, and anything. */
+			int kind = rand() % 4;
+			v[i] = kind == 0 ? (uint32_t)rand() % 64
+			       : kind == 1 ? 60 + (uint32_t)rand() % 8
+			       : kind == 2 ? (uint32_t)rand() << 1 ^ (uint32_t)rand()
+					   : UINT32_MAX - (uint32_t)rand() % 4;
+		}
+		memset(want, 0x5a, sizeof want);
+		gtr_lut64_u32_scalar(v, n, lut, want);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_eq(want[i], v[i] < 64 ? lut[v[i]] : 0);
+		cr_assert_eq(want[n], 0x5a);
+		for (size_t w = 0; w < nwide; w++) {
+			memset(got, 0x5a, sizeof got);
+			wide[w].lut64_u32(v, n, lut, got);
+			cr_assert_eq(memcmp(got, want, n + 1), 0, "%s lut64: n %zu", gtr_isa_name(wide[w].isa), n);
+		}
 	}
 }
 
