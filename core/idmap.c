@@ -127,6 +127,96 @@ size_t gtr_idmap_bytes(const gtr_idmap *m)
 	return m->cap * sizeof(slot);
 }
 
+/* --- dense ids --- */
+
+/* One table: vals[id] has bit 63 set when id is there. */
+typedef struct idrow {
+	uint64_t *vals;
+	size_t cap, count;
+} idrow;
+
+struct gtr_idvec {
+	idrow *rows;
+	size_t nrows, caprows;
+	gtr_idmap *far; /* what does not go in a row */
+	size_t count;
+};
+
+#define IDVEC_HAS (UINT64_C(1) << 63)
+
+gtr_idvec *gtr_idvec_create(void)
+{
+	gtr_idvec *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->far = gtr_idmap_create();
+	if (!m->far) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void gtr_idvec_free(gtr_idvec *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nrows; i++)
+		free(m->rows[i].vals);
+	free(m->rows);
+	gtr_idmap_free(m->far);
+	free(m);
+}
+
+int gtr_idvec_put(gtr_idvec *m, uint64_t table, uint64_t id, uint64_t value)
+{
+	/* A table at most a few past the last one, an id at most about twice
+	 * its table's count: an array for it costs what its entries do. A
+	 * key is in one place only: once far, it stays far (counts only grow,
+	 * so an id in a row never becomes far). */
+	size_t count = table < m->nrows ? m->rows[table].count : 0;
+	uint64_t v;
+	if (table > m->nrows + 64 || id > 2 * (uint64_t)count + 1024 ||
+	    gtr_idmap_get(m->far, table, id, &v)) {
+		int rc = gtr_idmap_put(m->far, table, id, value);
+		m->count += rc == 0;
+		return rc;
+	}
+	if (table >= m->nrows) {
+		size_t n = (size_t)table + 1;
+		if (gtr_grow(&m->rows, &m->caprows, n, sizeof *m->rows) < 0)
+			return GTR_E_NOMEM;
+		memset(m->rows + m->nrows, 0, (n - m->nrows) * sizeof *m->rows);
+		m->nrows = n;
+	}
+	idrow *r = &m->rows[table];
+	if (id >= r->cap) {
+		size_t old = r->cap;
+		if (gtr_grow(&r->vals, &r->cap, (size_t)id + 1, sizeof *r->vals) < 0)
+			return GTR_E_NOMEM;
+		memset(r->vals + old, 0, (r->cap - old) * sizeof *r->vals);
+	}
+	int existed = (r->vals[id] & IDVEC_HAS) != 0;
+	r->vals[id] = value | IDVEC_HAS;
+	r->count += !existed;
+	m->count += !existed;
+	return existed;
+}
+
+int gtr_idvec_get(const gtr_idvec *m, uint64_t table, uint64_t id, uint64_t *value)
+{
+	if (table < m->nrows && id < m->rows[table].cap && (m->rows[table].vals[id] & IDVEC_HAS)) {
+		*value = m->rows[table].vals[id] & ~IDVEC_HAS;
+		return 1;
+	}
+	return gtr_idmap_get(m->far, table, id, value);
+}
+
+size_t gtr_idvec_count(const gtr_idvec *m)
+{
+	return m->count;
+}
+
 /* --- the pool --- */
 
 int gtr_idpool_init(gtr_idpool *p, size_t elem)

@@ -36,6 +36,26 @@ size_t gtr_idmap_count(const gtr_idmap *m);
 size_t gtr_idmap_bytes(const gtr_idmap *m);
 
 /*
+ * The same map for ids that count up from about 1 in each table (a v2
+ * generation's strings and stacks): an array per table, so that a
+ * lookup is one load, not a probe of a table that holds every
+ * generation's. Tables are numbered from 0, as densely. An id far past
+ * its table's count, or a table far past the others, goes to a
+ * gtr_idmap instead, so memory follows the entries put, whatever the
+ * ids. Values must be below 2^63. Not thread-safe for writes; concurrent
+ * lookups on a map no longer written are fine.
+ */
+typedef struct gtr_idvec gtr_idvec;
+
+gtr_idvec *gtr_idvec_create(void);
+void gtr_idvec_free(gtr_idvec *m);
+/* As gtr_idmap_put: 0, 1 when the key was there (value replaced), GTR_E_NOMEM. */
+int gtr_idvec_put(gtr_idvec *m, uint64_t table, uint64_t id, uint64_t value);
+/* As gtr_idmap_get. */
+int gtr_idvec_get(const gtr_idvec *m, uint64_t table, uint64_t id, uint64_t *value);
+size_t gtr_idvec_count(const gtr_idvec *m);
+
+/*
  * Items of elem bytes found by a 64-bit id, each kept only while it is
  * alive: a dropped item's slot is reused, so memory follows the items
  * alive at once (goroutines running, goroutines not yet exited), not all

@@ -50,13 +50,13 @@ const char *gtr_v2_name(const gtr_trace *t, unsigned type, char buf[16])
 int gtr_v2_has_string(const gtr_v2_index *ix, uint32_t gen, uint64_t id)
 {
 	uint64_t v;
-	return id == 0 || gtr_idmap_get(ix->strings, gen, id, &v);
+	return id == 0 || gtr_idvec_get(ix->strings, gen, id, &v);
 }
 
 int gtr_v2_has_stack(const gtr_v2_index *ix, uint32_t gen, uint64_t id)
 {
 	uint64_t v;
-	return id == 0 || gtr_idmap_get(ix->stacks, gen, id, &v);
+	return id == 0 || gtr_idvec_get(ix->stacks, gen, id, &v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -298,7 +298,7 @@ static int parse_strings(builder *b, size_t bi)
 			return gtr_v2_fail(b->err, GTR_E_CORRUPT, at, (int64_t)bi, ev,
 					   "string at byte %llu has the reserved id 0",
 					   (unsigned long long)at);
-		rc = gtr_idmap_put(b->ix->strings, bt->gen, id, p << 16 | len);
+		rc = gtr_idvec_put(b->ix->strings, bt->gen, id, p << 16 | len);
 		if (rc < 0)
 			return nomem(b);
 		if (rc == 1)
@@ -371,7 +371,7 @@ static int parse_stacks(builder *b, size_t bi)
 			return gtr_v2_fail(b->err, GTR_E_CORRUPT, at, (int64_t)bi, ev,
 					   "stack at byte %llu has the reserved id 0",
 					   (unsigned long long)at);
-		rc = gtr_idmap_put(b->ix->stacks, bt->gen, id, frames_at << 8 | nframes);
+		rc = gtr_idvec_put(b->ix->stacks, bt->gen, id, frames_at << 8 | nframes);
 		if (rc < 0)
 			return nomem(b);
 		if (rc == 1)
@@ -704,8 +704,8 @@ static void index_free(gtr_v2_index *ix)
 	free(ix->gens);
 	free(ix->ms);
 	free(ix->mb);
-	gtr_idmap_free(ix->strings);
-	gtr_idmap_free(ix->stacks);
+	gtr_idvec_free(ix->strings);
+	gtr_idvec_free(ix->stacks);
 	free(ix);
 }
 
@@ -805,8 +805,8 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 	if (!ix)
 		return gtr_v2_fail(err, GTR_E_NOMEM, 0, -1, -1, "out of memory");
 	t->impl = ix; /* batch cursors look the index up through t */
-	ix->strings = gtr_idmap_create();
-	ix->stacks = gtr_idmap_create();
+	ix->strings = gtr_idvec_create();
+	ix->stacks = gtr_idvec_create();
 	b.mrank = gtr_idmap_create();
 	if (!ix->strings || !ix->stacks || !b.mrank) {
 		rc = nomem(&b);
@@ -918,8 +918,8 @@ int gtr_v2_open(gtr_trace *t, gtr_error *err)
 
 	t->info.batches = ix->nbatches;
 	t->info.generations = ix->ngens;
-	t->info.strings = gtr_idmap_count(ix->strings);
-	t->info.stacks = gtr_idmap_count(ix->stacks);
+	t->info.strings = gtr_idvec_count(ix->strings);
+	t->info.stacks = gtr_idvec_count(ix->stacks);
 	t->info.freq = ix->ngens ? ix->gens[0].freq : 0;
 	t->info.span_ns = 0;
 	int64_t last;
@@ -961,7 +961,7 @@ int gtr_v2_string(const gtr_trace *t, uint32_t table, uint64_t id, gtr_str *out)
 		*out = (gtr_str){"", 0};
 		return 0;
 	}
-	if (!ix || table >= ix->ngens || !gtr_idmap_get(ix->strings, table, id, &v))
+	if (!ix || table >= ix->ngens || !gtr_idvec_get(ix->strings, table, id, &v))
 		return GTR_E_NOSTRING;
 	out->p = (const char *)t->data + (v >> 16);
 	out->n = (size_t)(v & 0xffff);
@@ -976,7 +976,7 @@ int gtr_v2_stack(const gtr_trace *t, uint32_t table, uint64_t id, gtr_frame *fra
 	*n = 0;
 	if (id == 0)
 		return 0;
-	if (!ix || table >= ix->ngens || !gtr_idmap_get(ix->stacks, table, id, &v))
+	if (!ix || table >= ix->ngens || !gtr_idvec_get(ix->stacks, table, id, &v))
 		return gtr_v2_fail(err, GTR_E_NOSTACK, 0, -1, -1,
 				   "stack %llu is not in table %u", (unsigned long long)id, table);
 	uint64_t p = v >> 8, nframes = v & 0xff;

@@ -178,8 +178,8 @@ typedef struct gtr_v2_index {
 	size_t *mb;          /* batch indices, grouped by gtr_v2_mbatches */
 	size_t nmb;
 	uint64_t neog;       /* EndOfGeneration bytes seen */
-	gtr_idmap *strings;  /* (gen, id) -> offset << 16 | length */
-	gtr_idmap *stacks;   /* (gen, id) -> offset of first frame << 8 | frames */
+	gtr_idvec *strings;  /* (gen, id) -> offset << 16 | length */
+	gtr_idvec *stacks;   /* (gen, id) -> offset of first frame << 8 | frames */
 } gtr_v2_index;
 
 static inline const gtr_v2_index *gtr_v2_idx(const gtr_trace *t)

@@ -89,3 +89,70 @@ Test(idpool, slots_are_reused_and_items_kept)
 	cr_assert_eq(alive, 100);
 	gtr_idpool_free(&p);
 }
+
+/* gtr_idvec against gtr_idmap, the reference, on the same keys. */
+static void idvec_same(const gtr_idvec *v, const gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	uint64_t a = 0, b = 0;
+	int ga = gtr_idvec_get(v, table, id, &a), gb = gtr_idmap_get(m, table, id, &b);
+	cr_assert_eq(ga, gb, "table %llu id %llu: %d vs %d", (unsigned long long)table, (unsigned long long)id, ga, gb);
+	if (ga)
+		cr_assert_eq(a, b, "table %llu id %llu", (unsigned long long)table, (unsigned long long)id);
+}
+
+Test(idvec, agrees_with_idmap_on_dense_far_and_hostile_keys)
+{
+	gtr_idvec *v = gtr_idvec_create();
+	gtr_idmap *m = gtr_idmap_create();
+	cr_assert(v && m);
+	srand(5);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t table, id;
+		int kind = rand() % 10;
+		if (kind < 7) { /* generations' tables counting up */
+			table = (uint64_t)(rand() % 40);
+			id = (uint64_t)(rand() % 3000);
+		} else if (kind == 7) { /* an id far past its table's count */
+			table = (uint64_t)(rand() % 40);
+			id = ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+		} else if (kind == 8) { /* a table far past the others */
+			table = ((uint64_t)rand() << 20) + 1000;
+			id = (uint64_t)(rand() % 100);
+		} else { /* extremes */
+			table = rand() % 2 ? UINT64_MAX : 0;
+			id = rand() % 2 ? UINT64_MAX : (uint64_t)rand() % 5;
+		}
+		uint64_t val = (((uint64_t)rand() << 31) ^ (uint64_t)rand()) & ~(UINT64_C(1) << 63);
+		int ra = gtr_idvec_put(v, table, id, val), rb = gtr_idmap_put(m, table, id, val);
+		cr_assert_eq(ra, rb, "put table %llu id %llu: %d vs %d", (unsigned long long)table,
+			     (unsigned long long)id, ra, rb);
+		idvec_same(v, m, table, id);
+		idvec_same(v, m, table, id + 1);
+		idvec_same(v, m, table + 1, id);
+	}
+	cr_assert_eq(gtr_idvec_count(v), gtr_idmap_count(m));
+	for (uint64_t table = 0; table < 41; table++)
+		for (uint64_t id = 0; id < 3100; id++)
+			idvec_same(v, m, table, id);
+	gtr_idvec_free(v);
+	gtr_idmap_free(m);
+	gtr_idvec_free(NULL);
+}
+
+Test(idvec, ids_from_one_stay_in_rows)
+{
+	gtr_idvec *v = gtr_idvec_create();
+	cr_assert_not_null(v);
+	for (uint64_t g = 0; g < 100; g++)
+		for (uint64_t id = 1; id <= 5000; id++)
+			cr_assert_eq(gtr_idvec_put(v, g, id, g << 32 | id), 0);
+	cr_assert_eq(gtr_idvec_put(v, 7, 4000, 1), 1, "a duplicate is reported");
+	uint64_t x;
+	cr_assert(gtr_idvec_get(v, 7, 4000, &x) && x == 1);
+	cr_assert(gtr_idvec_get(v, 99, 5000, &x) && x == (UINT64_C(99) << 32 | 5000));
+	cr_assert(!gtr_idvec_get(v, 99, 5001, &x));
+	cr_assert(!gtr_idvec_get(v, 100, 1, &x));
+	cr_assert(!gtr_idvec_get(v, 3, 0, &x));
+	cr_assert_eq(gtr_idvec_count(v), 500000);
+	gtr_idvec_free(v);
+}
