@@ -61,7 +61,9 @@ static const char usage_main[] =
 	"\n"
 	"environment: GTR_ISA=scalar|sse4|avx2|avx512 forces the SIMD kernels;\n"
 	"GTR_IO_URING_DISABLE=1 acts as if io_uring were refused (to test the\n"
-	"fallback); NO_COLOR (set, not empty) turns colour off unless --color=always\n"
+	"fallback); GTR_SCAN_WALK=generic makes greedy's parallel path read v2 events\n"
+	"with its generic walk (to test the fast one); NO_COLOR (set, not empty) turns\n"
+	"colour off unless --color=always\n"
 	"\n"
 	"A trace cut short (the process died) is read up to the cut: the report of the\n"
 	"complete part is printed, the cut is stated, and the exit status is 1; with\n"
@@ -670,7 +672,9 @@ static int run_command(args *a, int cmd)
 				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
 		} else {
 			gtr_scan_info si;
-			rc = gtr_scan_greedy(op.trace, top, (unsigned)jobs, &g, &si, &err);
+			const char *walk = getenv("GTR_SCAN_WALK");
+			unsigned sflags = walk && strcmp(walk, "generic") == 0 ? GTR_SCAN_GENERIC : 0;
+			rc = gtr_scan_greedy(op.trace, top, (unsigned)jobs, sflags, &g, &si, &err);
 			if (verbose && si.ordered)
 				fprintf(stderr, "gtr: greedy: ordered path: %s\n", si.why);
 			else if (verbose)

@@ -279,7 +279,6 @@ static ALWAYS_INLINE int apply(walk *k, int64_t t, const emit *e, const int mode
 		st->start = t;
 		st->slice_p = st->p;
 		st->start_ev = e->type;
-		st->start_gen = k->gen;
 	}
 	return 0;
 }
@@ -335,6 +334,190 @@ void scan_progress(walk *k, uint64_t bytes)
 	}
 }
 
+/*
+ * One v2 event of type `type` with arguments a[] at local time t (Go's
+ * reader read it at `raw`): the M's state, and the emitted events the
+ * pass can use. Returns 0 or GTR_E_NOMEM.
+ */
+static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int64_t t, int64_t raw,
+				 const int mode)
+{
+	scan *s = k->s;
+	mstate *st = &k->st;
+	worker *w = k->w;
+	const stream *sm = &s->streams[k->si];
+	const uint32_t gen = k->gen;
+	emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
+	switch (type) {
+	case GTR_V2_EV_PROC_STATUS:
+		if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
+			st->p = (int64_t)a[0];
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_PROC_START:
+		st->p = (int64_t)a[0];
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_PROC_STOP:
+		st->p = -1;
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_PROC_STEAL:
+		if (a[2] == sm->m && st->p == (int64_t)a[0])
+			st->p = -1;
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_GO_STATUS:
+	case GTR_V2_EV_GO_STATUS_STACK: {
+		e.has_tr = 1;
+		e.id = (int64_t)a[0];
+		uint64_t status = a[2];
+		static const uint8_t gs[] = {GTR_GS_UNDETERMINED, GTR_GS_RUNNABLE,
+					     GTR_GS_RUNNING, GTR_GS_SYSCALL,
+					     GTR_GS_WAITING};
+		e.to = status <= GTR_V2_GO_WAITING ? gs[status] : GTR_GS_UNDETERMINED;
+		e.from = gen == 0 ? GTR_GS_UNDETERMINED : e.to;
+		e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
+		if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
+			e.evg = e.id; /* reported on the M it is on */
+		emit_v2(k, t, &e);
+		if (status == GTR_V2_GO_RUNNING ||
+		    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
+			st->g = e.id;
+		break;
+	}
+	case GTR_V2_EV_GO_CREATE:
+	case GTR_V2_EV_GO_CREATE_BLOCKED:
+		if (mode == MODE_PASS1)
+			created(&k->cmin, &k->cmax, a[0]);
+		e.stack = a[2];
+		scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING);
+		e.tr_stack = a[1];
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_GO_CREATE_SYSCALL:
+		if (mode == MODE_PASS1)
+			created(&k->cmin, &k->cmax, a[0]);
+		scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL);
+		emit_v2(k, t, &e);
+		st->g = e.id;
+		break;
+	case GTR_V2_EV_GO_START:
+		scan_tr(&e, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING);
+		emit_v2(k, t, &e);
+		st->g = e.id;
+		break;
+	case GTR_V2_EV_GO_DESTROY:
+	case GTR_V2_EV_GO_STOP:
+	case GTR_V2_EV_GO_BLOCK:
+		e.has_tr = 1;
+		e.id = st->g;
+		e.from = GTR_GS_RUNNING;
+		if (type == GTR_V2_EV_GO_DESTROY) {
+			e.to = GTR_GS_NOTEXIST;
+		} else {
+			e.to = type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE
+							   : GTR_GS_WAITING;
+			e.reason = a[0];
+			e.stack = a[1];
+		}
+		emit_v2(k, t, &e);
+		st->g = -1;
+		break;
+	case GTR_V2_EV_GO_UNBLOCK:
+		e.stack = a[2];
+		scan_tr(&e, (int64_t)a[0], GTR_GS_WAITING, GTR_GS_RUNNABLE);
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_GO_SWITCH:
+	case GTR_V2_EV_GO_SWITCH_DESTROY: {
+		/* Go's reader: GoSwitch, then GoBlock or GoDestroy of
+		 * the current goroutine, then GoStart of the next. */
+		int64_t ng = (int64_t)a[0], cur = st->g;
+		scan_tr(&e, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE);
+		emit_v2(k, t, &e);
+		emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
+		if (type == GTR_V2_EV_GO_SWITCH) {
+			b2.type = GTR_V2_EV_GO_BLOCK;
+			b2.to = GTR_GS_WAITING;
+		} else {
+			b2.type = GTR_V2_EV_GO_DESTROY;
+			b2.to = GTR_GS_NOTEXIST;
+		}
+		emit_v2(k, scan_tick(st, raw), &b2);
+		emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
+			   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
+		st->g = -1;
+		emit_v2(k, scan_tick(st, raw), &s3);
+		st->g = ng;
+		if (mode == MODE_PASS1)
+			w->events += 2;
+		break;
+	}
+	case GTR_V2_EV_GO_SYSCALL_BEGIN:
+		e.stack = a[1];
+		scan_tr(&e, st->g, GTR_GS_RUNNING, GTR_GS_SYSCALL);
+		e.tr_stack = a[1];
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_GO_SYSCALL_END:
+		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNING);
+		emit_v2(k, t, &e);
+		break;
+	case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
+		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
+		emit_v2(k, t, &e);
+		st->g = -1;
+		break;
+	case GTR_V2_EV_GO_DESTROY_SYSCALL:
+		if (st->p != -1) {
+			/* Go's reader adds a ProcSteal of the P first. */
+			emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
+			emit_v2(k, t, &ps);
+			t = scan_tick(st, raw);
+			st->p = -1;
+			if (mode == MODE_PASS1)
+				w->events++;
+		}
+		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST);
+		emit_v2(k, t, &e);
+		st->g = -1;
+		break;
+	case GTR_V2_EV_STW_BEGIN:
+		e.stack = a[1];
+		emit_v2(k, t, &e);
+		if (mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
+			return GTR_E_NOMEM;
+		break;
+	case GTR_V2_EV_STW_END:
+		emit_v2(k, t, &e);
+		if (mode == MODE_PASS1) {
+			if (st->stw_open) {
+				w->stw[st->stw].end = t;
+				w->stw[st->stw].open = 0;
+				st->stw_open = 0;
+			} else {
+				w->orphan_ends++;
+			}
+		}
+		break;
+	case GTR_V2_EV_PROCS_CHANGE:
+		e.stack = a[1];
+		emit_v2(k, t, &e);
+		if (mode == MODE_PASS1) {
+			if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
+				     sizeof *w->procs) < 0)
+				return GTR_E_NOMEM;
+			w->procs[w->nprocs++] = (cprocs){t, a[0], gen, k->si};
+		}
+		break;
+	default:
+		emit_v2(k, t, &e);
+		break;
+	}
+	return 0;
+}
+
 static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const int mode)
 {
 	scan *s = k->s;
@@ -348,7 +531,8 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		gen = s->sb[sm->first + from - 1].gen;
 	for (size_t i = from; i < k->to; i++) {
 		const sbatch *b = &s->sb[sm->first + i];
-		int64_t cmin = INT64_MAX, cmax = INT64_MIN; /* pass 1: goroutines it creates */
+		k->cmin = INT64_MAX; /* pass 1: the goroutines it creates */
+		k->cmax = INT64_MIN;
 		if (b->gen != gen) {
 			gen = b->gen;
 			k->gen = gen;
@@ -410,184 +594,18 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 			int64_t raw = (int64_t)(d + (uint64_t)clast);
 			clast = raw;
 			int64_t t = scan_tick(st, raw);
-			emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
 			const uint64_t *a = v + 1;
 			if (mode == MODE_PASS1)
 				w->events++;
-			switch (type) {
-			case GTR_V2_EV_PROC_STATUS:
-				if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
-					st->p = (int64_t)a[0];
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_PROC_START:
-				st->p = (int64_t)a[0];
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_PROC_STOP:
-				st->p = -1;
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_PROC_STEAL:
-				if (a[2] == sm->m && st->p == (int64_t)a[0])
-					st->p = -1;
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_GO_STATUS:
-			case GTR_V2_EV_GO_STATUS_STACK: {
-				e.has_tr = 1;
-				e.id = (int64_t)a[0];
-				uint64_t status = a[2];
-				static const uint8_t gs[] = {GTR_GS_UNDETERMINED, GTR_GS_RUNNABLE,
-							     GTR_GS_RUNNING, GTR_GS_SYSCALL,
-							     GTR_GS_WAITING};
-				e.to = status <= GTR_V2_GO_WAITING ? gs[status] : GTR_GS_UNDETERMINED;
-				e.from = gen == 0 ? GTR_GS_UNDETERMINED : e.to;
-				e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
-				if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
-					e.evg = e.id; /* reported on the M it is on */
-				emit_v2(k, t, &e);
-				if (status == GTR_V2_GO_RUNNING ||
-				    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
-					st->g = e.id;
-				break;
-			}
-			case GTR_V2_EV_GO_CREATE:
-			case GTR_V2_EV_GO_CREATE_BLOCKED:
-				if (mode == MODE_PASS1)
-					created(&cmin, &cmax, a[0]);
-				e.stack = a[2];
-				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING);
-				e.tr_stack = a[1];
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_GO_CREATE_SYSCALL:
-				if (mode == MODE_PASS1)
-					created(&cmin, &cmax, a[0]);
-				scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL);
-				emit_v2(k, t, &e);
-				st->g = e.id;
-				break;
-			case GTR_V2_EV_GO_START:
-				scan_tr(&e, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING);
-				emit_v2(k, t, &e);
-				st->g = e.id;
-				break;
-			case GTR_V2_EV_GO_DESTROY:
-			case GTR_V2_EV_GO_STOP:
-			case GTR_V2_EV_GO_BLOCK:
-				e.has_tr = 1;
-				e.id = st->g;
-				e.from = GTR_GS_RUNNING;
-				if (type == GTR_V2_EV_GO_DESTROY) {
-					e.to = GTR_GS_NOTEXIST;
-				} else {
-					e.to = type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE
-									   : GTR_GS_WAITING;
-					e.reason = a[0];
-					e.stack = a[1];
-				}
-				emit_v2(k, t, &e);
-				st->g = -1;
-				break;
-			case GTR_V2_EV_GO_UNBLOCK:
-				e.stack = a[2];
-				scan_tr(&e, (int64_t)a[0], GTR_GS_WAITING, GTR_GS_RUNNABLE);
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_GO_SWITCH:
-			case GTR_V2_EV_GO_SWITCH_DESTROY: {
-				/* Go's reader: GoSwitch, then GoBlock or GoDestroy of
-				 * the current goroutine, then GoStart of the next. */
-				int64_t ng = (int64_t)a[0], cur = st->g;
-				scan_tr(&e, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE);
-				emit_v2(k, t, &e);
-				emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
-				if (type == GTR_V2_EV_GO_SWITCH) {
-					b2.type = GTR_V2_EV_GO_BLOCK;
-					b2.to = GTR_GS_WAITING;
-				} else {
-					b2.type = GTR_V2_EV_GO_DESTROY;
-					b2.to = GTR_GS_NOTEXIST;
-				}
-				emit_v2(k, scan_tick(st, raw), &b2);
-				emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
-					   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
-				st->g = -1;
-				emit_v2(k, scan_tick(st, raw), &s3);
-				st->g = ng;
-				if (mode == MODE_PASS1)
-					w->events += 2;
-				break;
-			}
-			case GTR_V2_EV_GO_SYSCALL_BEGIN:
-				e.stack = a[1];
-				scan_tr(&e, st->g, GTR_GS_RUNNING, GTR_GS_SYSCALL);
-				e.tr_stack = a[1];
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_GO_SYSCALL_END:
-				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNING);
-				emit_v2(k, t, &e);
-				break;
-			case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
-				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
-				emit_v2(k, t, &e);
-				st->g = -1;
-				break;
-			case GTR_V2_EV_GO_DESTROY_SYSCALL:
-				if (st->p != -1) {
-					/* Go's reader adds a ProcSteal of the P first. */
-					emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
-					emit_v2(k, t, &ps);
-					t = scan_tick(st, raw);
-					st->p = -1;
-					if (mode == MODE_PASS1)
-						w->events++;
-				}
-				scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST);
-				emit_v2(k, t, &e);
-				st->g = -1;
-				break;
-			case GTR_V2_EV_STW_BEGIN:
-				e.stack = a[1];
-				emit_v2(k, t, &e);
-				if (mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
-					return scan_nomem(err);
-				break;
-			case GTR_V2_EV_STW_END:
-				emit_v2(k, t, &e);
-				if (mode == MODE_PASS1) {
-					if (st->stw_open) {
-						w->stw[st->stw].end = t;
-						w->stw[st->stw].open = 0;
-						st->stw_open = 0;
-					} else {
-						w->orphan_ends++;
-					}
-				}
-				break;
-			case GTR_V2_EV_PROCS_CHANGE:
-				e.stack = a[1];
-				emit_v2(k, t, &e);
-				if (mode == MODE_PASS1) {
-					if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
-						     sizeof *w->procs) < 0)
-						return scan_nomem(err);
-					w->procs[w->nprocs++] = (cprocs){t, a[0], gen, k->si};
-				}
-				break;
-			default:
-				emit_v2(k, t, &e);
-				break;
-			}
+			if (step_v2(k, type, a, t, raw, mode) < 0)
+				return scan_nomem(err);
 			if (mode == MODE_WAITER && k->seek->done)
 				return 0;
 		}
 		scan_progress(k, bt->len);
 		if (mode == MODE_PASS1) {
-			s->cmin[sm->first + i] = cmin;
-			s->cmax[sm->first + i] = cmax;
+			s->cmin[sm->first + i] = k->cmin;
+			s->cmax[sm->first + i] = k->cmax;
 			if (st->last > w->genmax[gen])
 				w->genmax[gen] = st->last;
 			if (st->last > w->maxlocal)
@@ -607,6 +625,358 @@ static int walk_v2(walk *k, size_t from, gtr_error *err)
 	default:
 		return walk_v2_in(k, from, err, MODE_WAITER);
 	}
+}
+
+/* ---- pass 1's fast walk (v2) ---- */
+
+/*
+ * Pass 1 spends most of its time on the events that only start or stop
+ * a slice. walk_v2_fast takes those without a branch on the type: a
+ * batch's varints are decoded a chunk at a time into 32 bits with, for
+ * each, how many varints an event of that type would take (the next
+ * event's position is then one load away), and each event's class says
+ * what it does to the M's goroutine and slice. The other events, the
+ * rare ones (statuses, Ps, pauses, switches), go to step_v2 as in the
+ * generic walk. What the fast walk cannot take (a value it needs that
+ * does not fit in 32 bits, a type or a batch it does not expect, a
+ * clock that is not a whole number of ns per tick) makes pass 1 start
+ * over with the generic walk, which also says what is wrong, if
+ * anything is.
+ */
+enum {
+	F_TR = 1,      /* a goroutine transition */
+	F_IDA0 = 2,    /* of the goroutine in the first argument, else of the M's */
+	F_RUN = 4,     /* to Running */
+	F_GSET = 8,    /* the M's goroutine is then that one */
+	F_GCLR = 16,   /* the M has no goroutine then */
+	F_CREATE = 32, /* it creates the goroutine in the first argument */
+	F_RARE = 64,   /* step_v2 takes it */
+};
+#define FAST_RETRY 1
+
+/* What the fast walk keeps in registers: the M's state (see mstate) and
+ * the worker's counts. */
+typedef struct fstate {
+	int64_t g, p, last, start, slice_p;
+	uint64_t start_ev, open;
+	int64_t raw;      /* Go's time of the previous event */
+	int64_t thr;      /* a slice shorter than this does not enter the heap */
+	int64_t cmin, cmax;
+	uint64_t nslices;
+} fstate;
+
+static void fast_classes(scan *s)
+{
+	static const struct {
+		uint8_t type, cls;
+	} fast[] = {
+		{GTR_V2_EV_GO_START, F_TR | F_IDA0 | F_RUN | F_GSET},
+		{GTR_V2_EV_GO_STOP, F_TR | F_GCLR},
+		{GTR_V2_EV_GO_BLOCK, F_TR | F_GCLR},
+		{GTR_V2_EV_GO_DESTROY, F_TR | F_GCLR},
+		{GTR_V2_EV_GO_UNBLOCK, F_TR | F_IDA0},
+		{GTR_V2_EV_GO_CREATE, F_TR | F_IDA0 | F_CREATE},
+		{GTR_V2_EV_GO_CREATE_BLOCKED, F_TR | F_IDA0 | F_CREATE},
+		{GTR_V2_EV_GO_SYSCALL_BEGIN, F_TR},
+		{GTR_V2_EV_GO_SYSCALL_END, F_TR | F_RUN},
+	};
+	/* What step_v2 does more than a transition to goroutines and slices. */
+	static const uint8_t rare[] = {
+		GTR_V2_EV_PROC_STATUS,         GTR_V2_EV_PROC_START,       GTR_V2_EV_PROC_STOP,
+		GTR_V2_EV_PROC_STEAL,          GTR_V2_EV_GO_STATUS,        GTR_V2_EV_GO_STATUS_STACK,
+		GTR_V2_EV_GO_CREATE_SYSCALL,   GTR_V2_EV_GO_SYSCALL_END_BLOCKED, GTR_V2_EV_GO_DESTROY_SYSCALL,
+		GTR_V2_EV_GO_SWITCH,           GTR_V2_EV_GO_SWITCH_DESTROY, GTR_V2_EV_STW_BEGIN,
+		GTR_V2_EV_STW_END,             GTR_V2_EV_PROCS_CHANGE,
+	};
+	memset(s->fstep, 0, sizeof s->fstep);
+	memset(s->fcls, 0, sizeof s->fcls);
+	for (unsigned t = 0; t < 64 && t < GTR_V2_NUM_EVENTS; t++)
+		if (s->nwire[t])
+			s->fstep[t] = (uint8_t)(1 + s->nwire[t]);
+	for (size_t i = 0; i < sizeof fast / sizeof *fast; i++)
+		s->fcls[fast[i].type] = fast[i].cls;
+	for (size_t i = 0; i < sizeof rare / sizeof *rare; i++)
+		s->fcls[rare[i]] = F_RARE;
+}
+
+static inline int64_t heap_threshold(const worker *w)
+{
+	return w->nheap == w->capheap ? w->heap[0].end - w->heap[0].start : INT64_MIN;
+}
+
+static void fast_to_state(const fstate *f, walk *k)
+{
+	mstate *st = &k->st;
+	st->g = f->g;
+	st->p = f->p;
+	st->last = f->last;
+	st->start = f->start;
+	st->slice_p = f->slice_p;
+	st->start_ev = (uint16_t)f->start_ev;
+	st->open = (uint8_t)f->open;
+	k->cmin = f->cmin;
+	k->cmax = f->cmax;
+}
+
+static void fast_from_state(fstate *f, const walk *k)
+{
+	const mstate *st = &k->st;
+	f->g = st->g;
+	f->p = st->p;
+	f->last = st->last;
+	f->start = st->start;
+	f->slice_p = st->slice_p;
+	f->start_ev = st->start_ev;
+	f->open = st->open;
+	f->cmin = k->cmin;
+	f->cmax = k->cmax;
+	f->thr = heap_threshold(k->w);
+}
+
+/* A slice the fast walk ends at time t by event v (type, time, arguments)
+ * that may enter the heap: what end_slice would push. */
+static __attribute__((noinline)) int fast_push(walk *k, fstate *f, const uint32_t *v, int64_t t, int run)
+{
+	uint32_t type = v[0];
+	uint64_t reason = 0, stack = 0;
+	uint8_t to = GTR_GS_RUNNING;
+	if (!run) {
+		switch (type) {
+		case GTR_V2_EV_GO_STOP:
+		case GTR_V2_EV_GO_BLOCK:
+			reason = v[2];
+			stack = v[3];
+			to = type == GTR_V2_EV_GO_STOP ? GTR_GS_RUNNABLE : GTR_GS_WAITING;
+			break;
+		case GTR_V2_EV_GO_DESTROY:
+			to = GTR_GS_NOTEXIST;
+			break;
+		case GTR_V2_EV_GO_UNBLOCK:
+		case GTR_V2_EV_GO_CREATE:
+			stack = v[4];
+			to = GTR_GS_RUNNABLE;
+			break;
+		case GTR_V2_EV_GO_CREATE_BLOCKED:
+			stack = v[4];
+			to = GTR_GS_WAITING;
+			break;
+		case GTR_V2_EV_GO_SYSCALL_BEGIN:
+			stack = v[3];
+			to = GTR_GS_SYSCALL;
+			break;
+		default:
+			return FAST_RETRY;
+		}
+	}
+	if (reason == GTR_UVARINT32_LONG || stack == GTR_UVARINT32_LONG)
+		return FAST_RETRY;
+	cslice sl = {.start = f->start, .end = t < f->start ? f->start : t, .g = f->g, .p = f->slice_p,
+		     .reason = reason, .end_stack = stack, .gen = k->gen, .stream = k->si,
+		     .start_ev = (uint16_t)f->start_ev, .end_ev = (uint16_t)type, .end_state = to};
+	heap_push(k->w, &sl);
+	f->thr = heap_threshold(k->w);
+	return 0;
+}
+
+/*
+ * An event step_v2 takes, its arguments widened. Pass 1 must know each
+ * one it reads, but for two kinds of them: an M it only compares with
+ * this stream's, which a value too long for 32 bits does not equal when
+ * this M's id fits; and what it does not read: the stacks of statuses,
+ * pauses and GOMAXPROCS changes, and the M of a goroutine status but a
+ * syscall's (a goroutine that no M runs has ~0 there, and the runtime
+ * writes such statuses in a batch of no M, ~0 too).
+ */
+static __attribute__((noinline)) int fast_rare(walk *k, fstate *f, const uint32_t *v, int64_t t)
+{
+	const uint32_t type = v[0];
+	const uint64_t m = k->s->streams[k->si].m;
+	unsigned mcmp = 0, unread = 0; /* bit j: argument j */
+	switch (type) {
+	case GTR_V2_EV_GO_STATUS_STACK:
+		unread = 1u << 3;
+		/* fall through */
+	case GTR_V2_EV_GO_STATUS:
+		if (v[4] == GTR_V2_GO_SYSCALL)
+			mcmp = 1u << 1;
+		else
+			unread |= 1u << 1;
+		break;
+	case GTR_V2_EV_PROC_STEAL:
+		mcmp = 1u << 2;
+		break;
+	case GTR_V2_EV_STW_BEGIN:
+	case GTR_V2_EV_PROCS_CHANGE:
+		unread = 1u << 1;
+		break;
+	}
+	uint64_t a[WALK_CARRY];
+	for (unsigned j = 0; j + 1 < k->s->nwire[type]; j++) {
+		uint64_t x = v[2 + j];
+		if (x == GTR_UVARINT32_LONG) {
+			if ((mcmp >> j & 1) && m < GTR_UVARINT32_LONG)
+				x = UINT64_MAX;
+			else if (unread >> j & 1)
+				x = 0;
+			else
+				return FAST_RETRY;
+		}
+		a[j] = x;
+	}
+	fast_to_state(f, k);
+	int rc = step_v2(k, type, a, t, f->raw, MODE_PASS1);
+	fast_from_state(f, k);
+	return rc;
+}
+
+/*
+ * One event at v (type, time delta, arguments): 0, FAST_RETRY or an
+ * error. The classes of consecutive events are as good as random to a
+ * branch predictor: what depends on them is written as selects. *f
+ * stays in registers; the rare paths take a copy.
+ */
+static ALWAYS_INLINE int fast_event(walk *k, fstate *f, const uint32_t *v, uint64_t whole,
+				    const uint8_t *fcls)
+{
+	const uint32_t type = v[0], ts = v[1], a0 = v[2];
+	const unsigned cls = fcls[type];
+	/* A goroutine that does not fit must not become the M's: any other
+	 * id that does not fit then differs from it, as it should. */
+	if (__builtin_expect(ts == GTR_UVARINT32_LONG || (a0 == GTR_UVARINT32_LONG && (cls & F_GSET)), 0))
+		return FAST_RETRY;
+	/* A whole ns per tick times a 32-bit count is exact: Go's product. */
+	f->raw = (int64_t)((uint64_t)f->raw + ts * whole);
+	const int64_t t = f->raw > f->last ? f->raw : f->last + 1;
+	f->last = t;
+	if (__builtin_expect(cls & (F_RARE | F_CREATE), 0)) {
+		if (cls & F_RARE) {
+			fstate x = *f;
+			int rc = fast_rare(k, &x, v, t);
+			*f = x;
+			return rc;
+		}
+		const int64_t c = a0 == GTR_UVARINT32_LONG ? INT64_MAX : (int64_t)a0;
+		f->cmin = c < f->cmin ? c : f->cmin;
+		f->cmax = c > f->cmax ? c : f->cmax;
+	}
+	/* apply(), for a transition of goroutine id: a slice ends when its
+	 * goroutine leaves Running, or another one enters it on this M; one
+	 * starts when a goroutine enters Running that was not running here. */
+	const int64_t id = (cls & F_IDA0) ? (int64_t)a0 : f->g;
+	const unsigned run = (cls >> 2) & 1, same = id == f->g, open = (unsigned)f->open;
+	const unsigned end = (cls & F_TR) & open & (run ^ same);
+	const unsigned start = run & ~(open & same);
+	f->nslices += end;
+	if (__builtin_expect(end && (t < f->start ? f->start : t) - f->start >= f->thr, 0)) {
+		fstate x = *f;
+		int rc = fast_push(k, &x, v, t, (int)run);
+		*f = x;
+		if (rc)
+			return rc;
+	}
+	f->open = (open & ~end) | start;
+	f->start = start ? t : f->start;
+	f->slice_p = start ? f->p : f->slice_p;
+	f->start_ev = start ? type : f->start_ev;
+	const int64_t g = start || (cls & F_GSET) ? id : f->g;
+	f->g = (cls & F_GCLR) ? -1 : g;
+	return 0;
+}
+
+/* Pass 1 over stream k->si: 0, FAST_RETRY, or a negative error. */
+static int walk_v2_fast(walk *k, gtr_error *err)
+{
+	scan *s = k->s;
+	const stream *sm = &s->streams[k->si];
+	const gtr_v2_index *ix = s->ix;
+	const gtr_kernels *kn = &s->t->kernels;
+	mstate *st = &k->st;
+	worker *w = k->w;
+	uint32_t *V = w->v32;
+	uint8_t *S = w->step;
+	uint32_t gen = UINT32_MAX;
+	uint64_t events = 0;
+	fstate f;
+	for (size_t i = 0; i < sm->n; i++) {
+		if (atomic_load_explicit(&s->retry, memory_order_relaxed))
+			return FAST_RETRY; /* another worker's stream: pass 1 starts over */
+		const sbatch *b = &s->sb[sm->first + i];
+		if (b->gen != gen) {
+			gen = b->gen;
+			if (s->gensync[gen] > st->last)
+				st->last = s->gensync[gen];
+		}
+		k->gen = gen;
+		k->cmin = INT64_MAX;
+		k->cmax = INT64_MIN;
+		s->snaps[sm->first + i] = *st;
+		const gtr_v2_batch *bt = &ix->batches[b->b];
+		double npt = ix->gens[gen].ns_per_tick;
+		if (!(npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt))
+			return FAST_RETRY;
+		const uint64_t whole = (uint64_t)npt;
+		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
+		fast_from_state(&f, k);
+		f.raw = ns_of(npt, bt->time);
+		f.nslices = 0;
+		size_t iv = 0, nv = 0;
+		int rc = 0;
+		for (;;) {
+			while (nv - iv < WALK_CARRY && p < end) {
+				memmove(V, V + iv, (nv - iv) * sizeof *V);
+				memmove(S, S + iv, nv - iv);
+				nv -= iv;
+				iv = 0;
+				const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
+				size_t cnt = kn->uvarint_marks(p, ce, w->bits);
+				ptrdiff_t r = cnt ? kn->uvarint_decode32_n(p, end, V + nv, cnt) : -1;
+				if (r <= 0)
+					return FAST_RETRY;
+				kn->lut64_u32(V + nv, cnt, s->fstep, S + nv);
+				p += r;
+				nv += cnt;
+				memset(V + nv, 0, WALK_CARRY * sizeof *V);
+			}
+			/* Events whose values are all here. */
+			while (iv + WALK_CARRY <= nv) {
+				const unsigned stp = S[iv];
+				if (stp == 0)
+					return FAST_RETRY;
+				if ((rc = fast_event(k, &f, V + iv, whole, s->fcls)) != 0)
+					break;
+				iv += stp;
+				events++;
+			}
+			if (rc)
+				break;
+			if (p < end)
+				continue;
+			/* The batch's last events. */
+			while (iv < nv) {
+				const unsigned stp = S[iv];
+				if (stp == 0 || iv + stp > nv)
+					return FAST_RETRY;
+				if ((rc = fast_event(k, &f, V + iv, whole, s->fcls)) != 0)
+					break;
+				iv += stp;
+				events++;
+			}
+			break;
+		}
+		if (rc)
+			return rc < 0 ? (rc == GTR_E_NOMEM ? scan_nomem(err) : rc) : rc;
+		fast_to_state(&f, k);
+		w->nslices += f.nslices;
+		s->cmin[sm->first + i] = k->cmin;
+		s->cmax[sm->first + i] = k->cmax;
+		scan_progress(k, bt->len);
+		if (st->last > w->genmax[gen])
+			w->genmax[gen] = st->last;
+		if (st->last > w->maxlocal)
+			w->maxlocal = st->last;
+	}
+	w->events += events;
+	return 0;
 }
 
 static int walk_stream(walk *k, size_t from, gtr_error *err)
@@ -656,7 +1026,16 @@ static void *work(void *arg)
 		walk k = {.s = s, .w = w, .si = (uint32_t)s->order[j],
 			  .to = s->streams[s->order[j]].n, .mode = s->pass};
 		mstate_init(&k.st);
-		int rc = walk_stream(&k, 0, &w->err);
+		int rc;
+		if (s->pass == MODE_PASS1 && s->fast) {
+			rc = walk_v2_fast(&k, &w->err);
+			if (rc == FAST_RETRY) {
+				atomic_store(&s->retry, 1);
+				break;
+			}
+		} else {
+			rc = walk_stream(&k, 0, &w->err);
+		}
 		if (rc < 0) {
 			w->rc = rc;
 			break;
@@ -676,6 +1055,22 @@ static void *work(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/* Forgets what pass 1 found, to run it again. */
+static void pass1_reset(scan *s, worker *ws, unsigned jobs, size_t ngens)
+{
+	for (unsigned i = 0; i < jobs; i++) {
+		worker *w = &ws[i];
+		w->nheap = w->ntrunc = w->nstw = w->nprocs = 0;
+		w->events = w->nslices = w->orphan_ends = 0;
+		w->maxlocal = INT64_MIN;
+		for (size_t g = 0; g <= ngens; g++)
+			w->genmax[g] = INT64_MIN;
+	}
+	atomic_store(&s->retry, 0);
+	atomic_store(&s->done, 0);
+	s->told = 0;
 }
 
 /* Runs pass `pass` on `jobs` workers (the calling thread is one). */
@@ -1334,7 +1729,7 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 	return rc;
 }
 
-int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
+int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flags, gtr_greedy **out,
 		    gtr_scan_info *info, gtr_error *err)
 {
 	if (info)
@@ -1386,6 +1781,10 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 		if (ix->lay[i].valid && (ix->lay[i].flags & GTR_V2_TIMED) &&
 		    ix->lay[i].wire_args < WALK_CARRY)
 			s.nwire[i] = ix->lay[i].wire_args;
+	if (!s.v1) {
+		fast_classes(&s);
+		s.fast = !(flags & GTR_SCAN_GENERIC);
+	}
 	for (size_t i = 0; i < s.nstreams; i++)
 		s.total += s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)
@@ -1427,6 +1826,12 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **
 
 	/* ---- pass 1 ---- */
 	rc = run_pass(&s, ws, jobs, MODE_PASS1, err);
+	if (rc == 0 && atomic_load(&s.retry)) {
+		/* The fast walk met what it does not take: the generic one. */
+		s.fast = 0;
+		pass1_reset(&s, ws, jobs, ngens);
+		rc = run_pass(&s, ws, jobs, MODE_PASS1, err);
+	}
 	t1 = gtr_seconds();
 	info->sec_pass1 = t1 - t0;
 	t0 = t1;

@@ -52,12 +52,19 @@ typedef struct gtr_scan_info {
 	uint64_t pass2_bytes; /* event bytes pass 2 walked */
 } gtr_scan_info;
 
+/* Flags of gtr_scan_greedy. */
+enum {
+	/* v2: pass 1 takes the generic walk, which the fast one falls back to
+	 * when it meets what it does not take (for tests and benchmarks). */
+	GTR_SCAN_GENERIC = 1,
+};
+
 /*
  * gtr_greedy_run with `jobs` worker threads (0: one per online CPU).
  * On success *out owns the result (gtr_greedy_free). `info` may be NULL.
  * t may be shared; the call is not reentrant per result.
  */
-int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
+int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flags, gtr_greedy **out,
 		    gtr_scan_info *info, gtr_error *err);
 
 #endif

@@ -37,7 +37,6 @@ typedef struct mstate {
 	int64_t last;     /* local time of the previous event */
 	int64_t start;    /* the open slice: local start time */
 	int64_t slice_p;
-	uint32_t start_gen;
 	uint16_t start_ev;
 	uint8_t open;
 	uint8_t stw_open;
@@ -136,6 +135,8 @@ typedef struct worker {
 	hist *hs;             /* pass 2: per track */
 	uint64_t vals[WALK_CHUNK + 2 * WALK_CARRY]; /* v2: decoded varints */
 	uint64_t bits[WALK_CHUNK / 64];
+	uint32_t v32[WALK_CHUNK + 2 * WALK_CARRY]; /* v2, pass 1: the values, 32 bits */
+	uint8_t step[WALK_CHUNK + 2 * WALK_CARRY]; /* and for each, 1 + nwire of it as a type */
 } worker;
 
 struct scan {
@@ -179,6 +180,12 @@ struct scan {
 	uint64_t tbits[64];   /* a filter of the tracked goroutines (see scan_maybe_tracked) */
 	struct worker *ws0;   /* the calling thread's worker */
 	uint8_t nwire[GTR_V2_NUM_EVENTS]; /* v2: varints after a walked event's type, 0: not walked */
+	/* v2, pass 1's fast walk (walk_v2_fast): per type below 64, its
+	 * varints with the type's (0: not walked) and its class (F_*). */
+	uint8_t fstep[64];
+	uint8_t fcls[64];
+	int fast;             /* pass 1 takes the fast walk */
+	atomic_int retry;     /* it met what it does not take: pass 1 again, the other walk */
 	/* v1 */
 	int v1;
 	const gtr_v1_index *x1;
@@ -206,6 +213,7 @@ typedef struct walk {
 	int mode;
 	mstate st;
 	uint32_t gen;
+	int64_t cmin, cmax; /* pass 1: goroutine ids the batch creates (see scan.cmin) */
 	wseek *seek;
 } walk;
 

@@ -14,6 +14,8 @@
 #    timestamps while Go's reader spaces events that share a nanosecond
 #    on different threads 1 ns apart: see core/scan.h. The largest
 #    difference seen is printed at the end;
+#  - with GTR_SCAN_WALK=generic (pass 1's generic walk, which the fast
+#    one falls back to) the same output;
 #  - all of the above at -n 3 too: pass 2 then looks for the history of
 #    a few goroutines only, so no other's window covers what theirs
 #    must find by growing (corpora/programs/longwait);
@@ -141,6 +143,14 @@ for f in "$@" "${damaged[@]}"; do
 			bad "$name -n $n: -j1, -j2 and -j3 differ ($path)"
 			diff "$out/par1" "$out/par2" | head -4
 			diff "$out/par1" "$out/par3" | head -4
+		fi
+		# v2: pass 1's fast walk and the generic one it falls back to.
+		GTR_SCAN_WALK=generic "$gtr" greedy -j2 --json -n "$n" "$f" >"$out/generic" 2>/dev/null
+		if cmp -s "$out/par2" "$out/generic"; then
+			ok "$name -n $n: the generic walk agrees"
+		else
+			bad "$name -n $n: the generic walk and the fast one differ"
+			diff "$out/par2" "$out/generic" | head -4
 		fi
 		if ! r=$(jq -c -s -f "$out/cmp.jq" "$out/ordered" "$out/par2"); then
 			bad "$name -n $n: unreadable JSON"
