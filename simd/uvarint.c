@@ -124,3 +124,41 @@ size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8
 	*nrec = recs;
 	return (size_t)(q - p);
 }
+
+/* The length of the record at q (see gtr_record_lens_fn), or 0. */
+static unsigned record_len(const uint8_t *q, const uint8_t *end, const uint8_t nvals[256])
+{
+	unsigned n = nvals[q[0]], len;
+	size_t room = (size_t)(end - q) < GTR_LENS_MAX ? (size_t)(end - q) : GTR_LENS_MAX;
+	if (n == 0)
+		return 0;
+	if (n == GTR_WALK_LIST) {
+		if (room < 2 || q[1] == 0 || q[1] >= 0x80)
+			return 0;
+		len = 2u + q[1];
+	} else {
+		if (n > GTR_LENS_MAXVALS)
+			return 0;
+		len = 1;
+		for (unsigned j = 0; j < n; j++) {
+			while (len < room && q[len] >= 0x80)
+				len++;
+			if (len >= room)
+				return 0;
+			len++;
+		}
+	}
+	if (len > room)
+		return 0;
+	for (unsigned i = 0, run = 0; i < len; i++)
+		if ((run = q[i] >= 0x80 ? run + 1 : 0) == 8)
+			return 0;
+	return len;
+}
+
+void gtr_record_lens_scalar(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
+			    uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t)record_len(p + i, end, nvals);
+}

@@ -76,6 +76,41 @@ static inline int gtr_uvarint_next(const uint8_t **pp, const uint8_t *end, uint6
 }
 
 /*
+ * Word-at-a-time helpers for walks that decode a few varints in place,
+ * with no SIMD and no BMI2: the caller makes sure 8 bytes can be read.
+ */
+static inline uint64_t gtr_load64(const uint8_t *p)
+{
+	uint64_t v;
+	__builtin_memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* Bit 8j + 7 set where byte j of x (loaded with gtr_load64) ends a varint. */
+static inline uint64_t gtr_uvarint_ends8(uint64_t x)
+{
+	return ~x & UINT64_C(0x8080808080808080);
+}
+
+/* The low 7 bits of each of 8 bytes, packed: the value of a varint of up to 8 bytes. */
+static inline uint64_t gtr_uvarint_squeeze8(uint64_t x)
+{
+	x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
+	x = (x & UINT64_C(0x007f007f007f007f)) | ((x >> 1) & UINT64_C(0x3f803f803f803f80));
+	x = (x & UINT64_C(0x00003fff00003fff)) | ((x >> 2) & UINT64_C(0x0fffc0000fffc000));
+	return (x & UINT64_C(0x000000000fffffff)) | ((x >> 4) & UINT64_C(0x00fffffff0000000));
+}
+
+/*
+ * The value of the varint at the start of x whose last byte's flag is
+ * bit `bit` (7, 15, ..., 63: the lowest bit of gtr_uvarint_ends8(x)).
+ */
+static inline uint64_t gtr_uvarint_value8(uint64_t x, unsigned bit)
+{
+	return gtr_uvarint_squeeze8(bit >= 63 ? x : x & ((UINT64_C(1) << (bit + 1)) - 1));
+}
+
+/*
  * Skips n uvarints starting at p without decoding them. Returns the
  * number of bytes skipped, or a negative GTR_UVARINT_* status (SHORT is
  * returned as -2 here so that 0 stays a valid length for n == 0).
@@ -150,6 +185,22 @@ typedef size_t (*gtr_uvarint_walk_fn)(const uint8_t *p, const uint8_t *end, cons
 				      gtr_walk_sums *sums, size_t *nrec);
 
 /*
+ * Record lengths, for a walk that steps from record to record with one
+ * load: out[i] is the length of the record that would start at p[i], for
+ * i < n, or 0. A record is a tag byte and, as nvals[tag] says, that many
+ * uvarints (1 to GTR_LENS_MAXVALS), or (GTR_WALK_LIST) a one-byte length
+ * of 1 or more and that many bytes. out[i] is 0 when nvals[tag] is 0, when
+ * the record does not end before `end` or within GTR_LENS_MAX bytes of
+ * p[i], and when its bytes hold 8 continuation bytes in a row (a varint
+ * of 9 bytes or more): in every record it gives, each varint can be read
+ * with one 8-byte load. Reads [p, end) only; n <= end - p.
+ */
+#define GTR_LENS_MAX 64
+#define GTR_LENS_MAXVALS 6
+typedef void (*gtr_record_lens_fn)(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
+				   uint8_t *out);
+
+/*
  * The scalar references. The SIMD paths (simd/uvarint_x86.c) return
  * exactly what these return for every input, including which error and,
  * for decode_n, which prefix of `out` was written before it: out[i] is
@@ -163,5 +214,7 @@ void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], ui
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			       gtr_walk_sums *sums, size_t *nrec);
+void gtr_record_lens_scalar(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
+			    uint8_t *out);
 
 #endif

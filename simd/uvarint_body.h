@@ -198,17 +198,17 @@ static __attribute__((noinline)) ISA_TARGET int PER_ISA(walk_other)(const uint8_
 		unsigned e = PER_ISA(select16)(m, n);
 		if (e >= GTR_WALK_SPAN || (runs8(~m & 0xffff) & below(e)))
 			return 0;
-		*first = PER_ISA(value8)(load64(q + 1), 8 * t0 + 7);
+		*first = PER_ISA(value8)(gtr_load64(q + 1), 8 * t0 + 7);
 		*size = (size_t)e + 2;
 		return 1;
 	}
 	if (n != GTR_WALK_LIST || t0 >= 8)
 		return 0;
-	uint64_t len = PER_ISA(value8)(load64(q + 1), 8 * t0 + 7);
+	uint64_t len = PER_ISA(value8)(gtr_load64(q + 1), 8 * t0 + 7);
 	const unsigned t1 = (unsigned)__builtin_ctz((m >> (t0 + 1)) | 0x10000);
 	if (t1 >= 8 || t1 >= len || len > (uint64_t)(end - (q + t0 + 2)))
 		return 0;
-	*first = PER_ISA(value8)(load64(q + t0 + 2), 8 * t1 + 7);
+	*first = PER_ISA(value8)(gtr_load64(q + t0 + 2), 8 * t1 + 7);
 	*size = (size_t)(t0 + 2) + (size_t)len;
 	return 1;
 }
@@ -221,7 +221,7 @@ ISA_TARGET size_t KERNEL(walk)(const uint8_t *p, const uint8_t *end, const uint8
 	size_t recs = 0;
 	while (end - q >= GTR_PAD) {
 		const unsigned tag = q[0], n = (tag >> 6) + 1;
-		const uint64_t x = load64(q + 1);
+		const uint64_t x = gtr_load64(q + 1);
 		/* The flag bit of every byte that ends a varint. */
 		const uint64_t ends = ~x & UINT64_C(0x8080808080808080);
 		const unsigned e = PER_ISA(select8)(ends, n);

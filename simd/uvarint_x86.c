@@ -39,12 +39,6 @@
 /* The per-lane paths start an 8-byte load at most at byte 55 of a block. */
 #define WINDOW_56 ((UINT64_C(1) << 56) - 1)
 
-static inline uint64_t load64(const uint8_t *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
 
 
 /* Bit i set iff bits i..i+7 of c are all set: a varint of 9+ bytes starts there. */
@@ -71,24 +65,6 @@ static inline uint64_t below(unsigned span)
 	return span >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << span) - 1;
 }
 
-/* The low 7 bits of each of 8 bytes, packed: the value of a varint of up to 8 bytes. */
-static inline uint64_t squeeze64(uint64_t x)
-{
-	x &= UINT64_C(0x7f7f7f7f7f7f7f7f);
-	x = (x & UINT64_C(0x007f007f007f007f)) | ((x >> 1) & UINT64_C(0x3f803f803f803f80));
-	x = (x & UINT64_C(0x00003fff00003fff)) | ((x >> 2) & UINT64_C(0x0fffc0000fffc000));
-	return (x & UINT64_C(0x000000000fffffff)) | ((x >> 4) & UINT64_C(0x00fffffff0000000));
-}
-
-/*
- * The value of the varint in the low bytes of x (loaded from its first
- * byte) whose flag bit, that of its last byte, is bit `bit` (7, 15, ...
- * 63), without pext.
- */
-static inline uint64_t value8_squeeze(uint64_t x, unsigned bit)
-{
-	return squeeze64(x & below(bit + 1));
-}
 
 /*
  * Position of the n-th (1 <= n <= 4) set bit of x, or 64 when it has
@@ -196,12 +172,12 @@ static inline TARGET_SSE4 void decode_block_sse4(const uint8_t *q, uint64_t t, s
 		t &= t - 1;
 		unsigned s2 = (unsigned)__builtin_ctzll(t) + 1;
 		t &= t - 1;
-		__m128i x = _mm_set_epi64x((long long)load64(q + s1), (long long)load64(q + s));
+		__m128i x = _mm_set_epi64x((long long)gtr_load64(q + s1), (long long)gtr_load64(q + s));
 		_mm_storeu_si128((__m128i *)(out + j), squeeze_sse4(x));
 		s = s2;
 	}
 	if (j < take)
-		_mm_storel_epi64((__m128i *)(out + j), squeeze_sse4(_mm_cvtsi64_si128((long long)load64(q + s))));
+		_mm_storel_epi64((__m128i *)(out + j), squeeze_sse4(_mm_cvtsi64_si128((long long)gtr_load64(q + s))));
 }
 
 /* 64-bit values as decode32 writes them. */
@@ -236,7 +212,7 @@ static inline TARGET_SSE4 unsigned select16_sse4(uint32_t m, unsigned n)
 
 static inline TARGET_SSE4 uint64_t value8_sse4(uint64_t x, unsigned bit)
 {
-	return value8_squeeze(x, bit);
+	return gtr_uvarint_value8(x, bit);
 }
 
 static inline TARGET_SSE4 unsigned select8_sse4(uint64_t x, unsigned n)
@@ -287,8 +263,8 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 			s[i] = (unsigned)__builtin_ctzll(t) + 1;
 			t &= t - 1;
 		}
-		__m256i x = _mm256_set_epi64x((long long)load64(q + s[3]), (long long)load64(q + s[2]),
-					      (long long)load64(q + s[1]), (long long)load64(q + s[0]));
+		__m256i x = _mm256_set_epi64x((long long)gtr_load64(q + s[3]), (long long)gtr_load64(q + s[2]),
+					      (long long)gtr_load64(q + s[1]), (long long)gtr_load64(q + s[0]));
 		_mm256_storeu_si256((__m256i *)(out + j), squeeze_avx2(x));
 		s[0] = (unsigned)__builtin_ctzll(t) + 1;
 		t &= t - 1;
@@ -302,8 +278,8 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 		if (i < r)
 			t &= t - 1;
 	}
-	__m256i x = _mm256_set_epi64x((long long)load64(q + s[3]), (long long)load64(q + s[2]),
-				      (long long)load64(q + s[1]), (long long)load64(q + s[0]));
+	__m256i x = _mm256_set_epi64x((long long)gtr_load64(q + s[3]), (long long)gtr_load64(q + s[2]),
+				      (long long)gtr_load64(q + s[1]), (long long)gtr_load64(q + s[0]));
 	__m256i keep = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)r), _mm256_set_epi64x(3, 2, 1, 0));
 	_mm256_maskstore_epi64((long long *)(out + j), keep, squeeze_avx2(x));
 }
@@ -334,7 +310,7 @@ static inline TARGET_AVX2 unsigned select16_avx2(uint32_t m, unsigned n)
 
 static inline TARGET_AVX2 uint64_t value8_avx2(uint64_t x, unsigned bit)
 {
-	return value8_squeeze(x, bit);
+	return gtr_uvarint_value8(x, bit);
 }
 
 static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
@@ -457,6 +433,79 @@ TARGET_AVX512 void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8
 		__m512i b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(x));
 		__m512i y = _mm512_maskz_permutexvar_epi8((__mmask64)small, b, tab);
 		_mm512_mask_storeu_epi8(out + i, (__mmask64)in, y);
+	}
+}
+
+/* Whether the 128 bits (lo, hi) hold 8 set bits in a row (any such run
+ * lies within one of three overlapping words). */
+static inline uint64_t runs8_128(uint64_t lo, uint64_t hi)
+{
+	return runs8(lo) | runs8(lo >> 32 | hi << 32) | runs8(hi);
+}
+
+TARGET_AVX512 void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
+					  uint8_t *out)
+{
+	const __m512i iota = _mm512_set_epi64(0x3f3e3d3c3b3a3938, 0x3736353433323130, 0x2f2e2d2c2b2a2928,
+					      0x2726252423222120, 0x1f1e1d1c1b1a1918, 0x1716151413121110,
+					      0x0f0e0d0c0b0a0908, 0x0706050403020100);
+	const __m512i one = _mm512_set1_epi8(1);
+	/* Byte 0 of each qword into all of its bytes. */
+	const __m512i bcast = _mm512_set4_epi32(0x08080808, 0x08080808, 0x00000000, 0x00000000);
+	const __m512i sub1 = _mm512_set_epi64(6, 5, 4, 3, 2, 1, 0, 0), sub2 = _mm512_set_epi64(5, 4, 3, 2, 1, 0, 0, 0),
+		      sub4 = _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0);
+	const __m512i t0 = _mm512_loadu_si512((const void *)nvals), t1 = _mm512_loadu_si512((const void *)(nvals + 64)),
+		      t2 = _mm512_loadu_si512((const void *)(nvals + 128)),
+		      t3 = _mm512_loadu_si512((const void *)(nvals + 192));
+	for (size_t i = 0; i < n; i += 64) {
+		const uint8_t *q = p + i;
+		const size_t left = n - i, cnt = left < 64 ? left : 64;
+		const size_t room = (size_t)(end - q), valid = room < 128 ? room : 128;
+		const uint64_t v0 = valid >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << valid) - 1;
+		const uint64_t v1 = valid >= 128 ? ~UINT64_C(0) : valid > 64 ? (UINT64_C(1) << (valid - 64)) - 1 : 0;
+		const __m512i b0 = _mm512_maskz_loadu_epi8(v0, q), b1 = _mm512_maskz_loadu_epi8(v1, q + 64);
+		const uint64_t c0 = _mm512_movepi8_mask(b0), c1 = _mm512_movepi8_mask(b1);
+		if (runs8_128(c0, c1)) {
+			/* A varint of 9 bytes or more nearby: the reference says what it is. */
+			gtr_record_lens_scalar(q, cnt, end, nvals, out + i);
+			continue;
+		}
+		const uint64_t e0 = ~c0 & v0, e1 = ~c1 & v1;
+		const unsigned n0 = (unsigned)__builtin_popcountll(e0), nt = n0 + (unsigned)__builtin_popcountll(e1);
+		/* Where varints end, in order, over the 128 bytes. */
+		const __m512i ends0 = _mm512_maskz_compress_epi8(e0, iota);
+		const __m512i ends1 = _mm512_maskz_compress_epi8(e1, _mm512_add_epi8(iota, _mm512_set1_epi8(64)));
+		/* rank[i]: the varint ends at or before byte i. */
+		__m512i r = _mm512_maskz_mov_epi8(e0, one);
+		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 8));
+		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 16));
+		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 32));
+		/* The qwords' totals, summed over those before each (a prefix sum of 8). */
+		__m512i before = _mm512_maskz_permutexvar_epi64(0xfe, sub1, _mm512_srli_epi64(r, 56));
+		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xfe, sub1, before));
+		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xfc, sub2, before));
+		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xf0, sub4, before));
+		const __m512i rank = _mm512_add_epi8(r, _mm512_shuffle_epi8(before, bcast));
+		/* Each tag's count of values. */
+		const __m512i lo = _mm512_permutex2var_epi8(t0, b0, t1), hi = _mm512_permutex2var_epi8(t2, b0, t3);
+		const __m512i nv = _mm512_mask_blend_epi8(c0, lo, hi);
+		/* A counted record ends at the (rank + n)-th end. */
+		const __m512i at = _mm512_add_epi8(rank, _mm512_sub_epi8(nv, one));
+		const __mmask64 in0 = _mm512_cmplt_epu8_mask(at, _mm512_set1_epi8((char)n0));
+		const __m512i sel = _mm512_mask_add_epi8(at, ~in0, at, _mm512_set1_epi8((char)(64 - n0)));
+		const __m512i lc = _mm512_add_epi8(_mm512_sub_epi8(_mm512_permutex2var_epi8(ends0, sel, ends1), iota), one);
+		const __mmask64 counted = _mm512_cmpge_epu8_mask(nv, one) &
+					  _mm512_cmple_epu8_mask(nv, _mm512_set1_epi8(GTR_LENS_MAXVALS)) &
+					  _mm512_cmplt_epu8_mask(at, _mm512_set1_epi8((char)nt)) &
+					  _mm512_cmple_epu8_mask(lc, _mm512_set1_epi8(GTR_LENS_MAX));
+		/* A list: a one-byte length of 1 to 62 and that many bytes, in room. */
+		const __m512i next = _mm512_permutex2var_epi8(b0, _mm512_add_epi8(iota, one), b1);
+		const __m512i ll = _mm512_add_epi8(next, _mm512_set1_epi8(2));
+		const __mmask64 list = _mm512_cmpeq_epi8_mask(nv, _mm512_set1_epi8((char)GTR_WALK_LIST)) &
+				       _mm512_cmplt_epu8_mask(_mm512_sub_epi8(next, one), _mm512_set1_epi8(GTR_LENS_MAX - 2)) &
+				       _mm512_cmple_epu8_mask(_mm512_add_epi8(iota, ll), _mm512_set1_epi8((char)valid));
+		const __m512i len = _mm512_mask_blend_epi8(list, _mm512_maskz_mov_epi8(counted, lc), ll);
+		_mm512_mask_storeu_epi8(out + i, cnt == 64 ? ~UINT64_C(0) : (UINT64_C(1) << cnt) - 1, len);
 	}
 }
 

@@ -38,6 +38,8 @@ ptrdiff_t gtr_uvarint_decode_n_avx512(const uint8_t *p, const uint8_t *end, uint
 ptrdiff_t gtr_uvarint_decode32_n_avx512(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
 void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 size_t gtr_uvarint_marks_avx512(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
+			    uint8_t *out);
 size_t gtr_uvarint_walk_avx512(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
 #endif

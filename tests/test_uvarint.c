@@ -646,3 +646,110 @@ Test(walk, stops_before_the_end)
 		walk_agree(p, p + len, nvals);
 	}
 }
+
+/* ---- record lengths ------------------------------------------------------ */
+
+/* Every wide record_lens must write what the scalar one does, for n bytes at p. */
+static void lens_agree(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256])
+{
+	static uint8_t want[MAXN + 1], got[MAXN + 1];
+	cr_assert(n <= MAXN);
+	memset(want, 0xa5, n + 1);
+	gtr_record_lens_scalar(p, n, end, nvals, want);
+	cr_assert_eq(want[n], 0xa5);
+	for (size_t i = 0; i < nwide; i++) {
+		memset(got, 0xa5, n + 1);
+		wide[i].record_lens(p, n, end, nvals, got);
+		for (size_t j = 0; j <= n; j++)
+			cr_assert_eq(got[j], want[j], "%s record_lens: out[%zu] = %u, scalar %u (n %zu, room %td)",
+				     gtr_isa_name(wide[i].isa), j, got[j], want[j], n, end - p);
+	}
+}
+
+Test(lens, the_reference_measures_records)
+{
+	uint8_t nvals[256] = {0};
+	nvals[1] = 2;
+	nvals[2] = GTR_WALK_LIST;
+	nvals[3] = 6;
+	uint8_t out[16];
+	/* tag 1: two varints (1 byte, 3 bytes); tag 2: a list of 3 bytes. */
+	const uint8_t a[] = {1, 5, 0x81, 0x82, 0x03, 2, 3, 0x81, 0x01, 7, 9};
+	gtr_record_lens_scalar(a, sizeof a, a + sizeof a, nvals, out);
+	cr_assert_eq(out[0], 5);
+	cr_assert_eq(out[5], 5);
+	cr_assert_eq(out[1], 0, "tag 5 counts nothing");
+	/* A list whose length runs past the end, a record cut by the end. */
+	gtr_record_lens_scalar(a + 5, 4, a + 9, nvals, out);
+	cr_assert_eq(out[0], 0);
+	gtr_record_lens_scalar(a, 1, a + 4, nvals, out);
+	cr_assert_eq(out[0], 0);
+	/* Eight continuation bytes in a row: a varint too long for one load. */
+	const uint8_t b[] = {3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1, 1, 1, 1, 1, 1};
+	gtr_record_lens_scalar(b, 1, b + sizeof b, nvals, out);
+	cr_assert_eq(out[0], 0);
+	const uint8_t c[] = {3, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 1, 1, 1, 1, 1, 1};
+	gtr_record_lens_scalar(c, 1, c + sizeof c, nvals, out);
+	cr_assert_eq(out[0], 14);
+}
+
+Test(lens, agree_on_random_records_from_every_offset)
+{
+	load_wide();
+	static uint8_t buf[MAXN];
+	static uint8_t nvals[256];
+	srand(37);
+	for (int round = 0; round < 60; round++) {
+		walk_table(nvals, round % 4 == 0 ? 0 : 2);
+		/* Counts up to six values, as v2 events take. */
+		for (int tag = 0; tag < 256; tag++)
+			if (rand() % 8 == 0)
+				nvals[tag] = (uint8_t)(1 + rand() % GTR_LENS_MAXVALS);
+		size_t len = walk_stream(buf, sizeof buf, nvals);
+		size_t off = (size_t)rand() % 64;
+		lens_agree(buf + off, len - off, buf + len, nvals);
+		/* The end anywhere, and fewer outputs than bytes. */
+		size_t cut = off + (size_t)rand() % (len - off + 1);
+		lens_agree(buf + off, (cut - off) / 2, buf + cut, nvals);
+	}
+}
+
+Test(lens, never_read_past_the_end)
+{
+	load_wide();
+	static uint8_t stream[MAXN];
+	uint8_t nvals[256];
+	srand(41);
+	walk_table(nvals, 0);
+	size_t slen = walk_stream(stream, sizeof stream, nvals);
+	for (size_t len = 0; len <= 300 && len <= slen; len++) {
+		uint8_t *p = guarded(len);
+		memcpy(p, stream + slen - len, len);
+		lens_agree(p, len, p + len, nvals);
+	}
+	/* All continuation bytes, all list tags: nothing measures. */
+	for (int tag = 0; tag < 256; tag++)
+		nvals[tag] = GTR_WALK_LIST;
+	for (size_t len = 1; len <= 200; len++) {
+		uint8_t *p = guarded(len);
+		memset(p, 0xc0, len);
+		lens_agree(p, len, p + len, nvals);
+	}
+}
+
+Test(lens, lists_of_every_length_at_every_offset)
+{
+	load_wide();
+	static uint8_t buf[512];
+	uint8_t nvals[256];
+	memset(nvals, GTR_WALK_LIST, sizeof nvals);
+	nvals[0x01] = 1;
+	for (unsigned len = 0; len < 128; len++)
+		for (unsigned off = 0; off < 130; off++) {
+			memset(buf, 0x01, sizeof buf);
+			buf[off] = 0x40;
+			buf[off + 1] = (uint8_t)len;
+			lens_agree(buf, 300, buf + sizeof buf, nvals);
+			lens_agree(buf, off + 2 + len, buf + off + 2 + len, nvals);
+		}
+}
