@@ -73,7 +73,7 @@ static int cslice_qsort(const void *a, const void *b)
 	return cslice_cmp(a, b);
 }
 
-static void heap_push(worker *w, const cslice *s)
+void scan_heap_push(worker *w, const cslice *s)
 {
 	cslice *h = w->heap;
 	if (w->nheap == w->capheap) {
@@ -181,7 +181,6 @@ int scan_nomem(gtr_error *err)
 
 /* The walk's steps take the pass as a constant: each walk below is
  * compiled once per pass, without the tests of the others. */
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 static ALWAYS_INLINE void end_slice(walk *k, int64_t t, const emit *e, int64_t g, const int mode)
 {
@@ -215,7 +214,7 @@ static ALWAYS_INLINE void end_slice(walk *k, int64_t t, const emit *e, int64_t g
 	st->open = 0;
 	if (mode == MODE_PASS1) {
 		k->w->nslices++;
-		heap_push(k->w, &sl);
+		scan_heap_push(k->w, &sl);
 	} else if (mode == MODE_WAITER && k->seek->found && !k->seek->done) {
 		wseek *q = k->seek;
 		q->done = 1;
@@ -699,10 +698,6 @@ static void fast_classes(scan *s)
 		s->fcls[rare[i]] = F_RARE;
 }
 
-static inline int64_t heap_threshold(const worker *w)
-{
-	return w->nheap == w->capheap ? w->heap[0].end - w->heap[0].start : INT64_MIN;
-}
 
 static void fast_to_state(const fstate *f, walk *k)
 {
@@ -730,7 +725,7 @@ static void fast_from_state(fstate *f, const walk *k)
 	f->open = st->open;
 	f->cmin = k->cmin;
 	f->cmax = k->cmax;
-	f->thr = heap_threshold(k->w);
+	f->thr = scan_heap_threshold(k->w);
 }
 
 /* A slice the fast walk ends at time t by event v (type, time, arguments)
@@ -773,8 +768,8 @@ static __attribute__((noinline)) int fast_push(walk *k, fstate *f, const uint32_
 	cslice sl = {.start = f->start, .end = t < f->start ? f->start : t, .g = f->g, .p = f->slice_p,
 		     .reason = reason, .end_stack = stack, .gen = k->gen, .stream = k->si,
 		     .start_ev = (uint16_t)f->start_ev, .end_ev = (uint16_t)type, .end_state = to};
-	heap_push(k->w, &sl);
-	f->thr = heap_threshold(k->w);
+	scan_heap_push(k->w, &sl);
+	f->thr = scan_heap_threshold(k->w);
 	return 0;
 }
 
@@ -1027,7 +1022,9 @@ static void *work(void *arg)
 			  .to = s->streams[s->order[j]].n, .mode = s->pass};
 		mstate_init(&k.st);
 		int rc;
-		if (s->pass == MODE_PASS1 && s->fast) {
+		if (s->pass == MODE_PASS1 && s->v1 && s->fast) {
+			rc = scan_v1_walk_fast(&k, &w->err);
+		} else if (s->pass == MODE_PASS1 && s->fast) {
 			rc = walk_v2_fast(&k, &w->err);
 			if (rc == FAST_RETRY) {
 				atomic_store(&s->retry, 1);
@@ -1781,10 +1778,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		if (ix->lay[i].valid && (ix->lay[i].flags & GTR_V2_TIMED) &&
 		    ix->lay[i].wire_args < WALK_CARRY)
 			s.nwire[i] = ix->lay[i].wire_args;
-	if (!s.v1) {
+	if (!s.v1)
 		fast_classes(&s);
-		s.fast = !(flags & GTR_SCAN_GENERIC);
-	}
+	else
+		scan_v1_classes(&s);
+	s.fast = !(flags & GTR_SCAN_GENERIC);
 	for (size_t i = 0; i < s.nstreams; i++)
 		s.total += s.streams[i].bytes;
 	if (jobs > s.nstreams && s.nstreams)
@@ -2138,6 +2136,7 @@ out:
 		free(ws[i].procs);
 		free(ws[i].genmax);
 		free(ws[i].hs);
+		free(ws[i].v1ev);
 	}
 	free(ws);
 	for (size_t i = 0; i < npw; i++)

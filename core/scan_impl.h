@@ -14,6 +14,10 @@
 #include "v1.h"
 #include "v2.h"
 
+/* For a function of the walks that takes a constant (a pass, a CPU
+ * feature): each caller gets its own copy, without the other cases. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* How far two pauses on different Ms may seem to overlap. */
 #define STW_SKEW_NS 1000
 #define CHAIN_KEEP (GTR_CHAIN_LEN + 1)
@@ -111,6 +115,8 @@ typedef struct scan scan;
 /* The v2 walk decodes a batch's varints WALK_CHUNK bytes at a time and
  * keeps at least WALK_CARRY of them ahead (an event's, and zeros past). */
 #define WALK_CHUNK 2048
+/* v1: record lengths are computed this many bytes at a time. */
+#define SCAN_LENS_CHUNK 4096
 #define WALK_CARRY (GTR_MAX_ARGS + 2)
 
 typedef struct worker {
@@ -137,6 +143,8 @@ typedef struct worker {
 	uint64_t bits[WALK_CHUNK / 64];
 	uint32_t v32[WALK_CHUNK + 2 * WALK_CARRY]; /* v2, pass 1: the values, 32 bits */
 	uint8_t step[WALK_CHUNK + 2 * WALK_CARRY]; /* and for each, 1 + nwire of it as a type */
+	uint8_t lens[SCAN_LENS_CHUNK]; /* v1, pass 1: record_lens of a batch's bytes */
+	struct v1ev *v1ev;    /* v1, pass 1: decoded events (scan_v1.c) */
 } worker;
 
 struct scan {
@@ -188,6 +196,8 @@ struct scan {
 	atomic_int retry;     /* it met what it does not take: pass 1 again, the other walk */
 	/* v1 */
 	int v1;
+	uint16_t v1desc[256]; /* pass 1's fast walk: what an event of each tag byte is (scan_v1.c) */
+	uint8_t v1lens[256];  /* and its count of values for record_lens */
 	const gtr_v1_index *x1;
 	int64_t gomax_t;      /* the first Gomaxprocs (the end of the trace's start): */
 	uint32_t gomax_si;    /* local time and stream; INT64_MAX: none */
@@ -214,6 +224,7 @@ typedef struct walk {
 	mstate st;
 	uint32_t gen;
 	int64_t cmin, cmax; /* pass 1: goroutine ids the batch creates (see scan.cmin) */
+	int64_t thr;        /* pass 1, v1 fast walk: scan_heap_threshold of the worker */
 	wseek *seek;
 } walk;
 
@@ -244,6 +255,15 @@ static inline void scan_tr(emit *e, int64_t id, uint8_t from, uint8_t to)
 	e->id = id;
 	e->from = from;
 	e->to = to;
+}
+
+/* Pushes a slice into the worker's top-K heap (it may not enter). */
+void scan_heap_push(worker *w, const cslice *s);
+
+/* A slice shorter than this does not enter the worker's heap. */
+static inline int64_t scan_heap_threshold(const worker *w)
+{
+	return w->nheap == w->capheap ? w->heap[0].end - w->heap[0].start : INT64_MIN;
 }
 
 /* Applies one emitted event at local time t (see scan.c). */
@@ -325,6 +345,10 @@ static inline int64_t scan_v1_local(const gtr_v1_index *x, uint64_t ticks)
  * how many). */
 int scan_v1_streams(scan *s);
 int scan_v1_walk(walk *k, size_t from, gtr_error *err);
+/* Pass 1 over a whole P stream, most events read in place. */
+int scan_v1_walk_fast(walk *k, gtr_error *err);
+/* Fills scan.v1desc. */
+void scan_v1_classes(scan *s);
 int scan_v1_samples(scan *s, worker *w, gtr_error *err);
 int64_t scan_v1_last_sample(const scan *s);
 /* A local time as ns since the first event, as gtr_v1_ns converts its tick. */
