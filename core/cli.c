@@ -61,9 +61,10 @@ static const char usage_main[] =
 	"\n"
 	"environment: GTR_ISA=scalar|sse4|avx2|avx512 forces the SIMD kernels;\n"
 	"GTR_IO_URING_DISABLE=1 acts as if io_uring were refused (to test the\n"
-	"fallback); GTR_SCAN_WALK=generic makes greedy's parallel path read v2 events\n"
-	"with its generic walk (to test the fast one); NO_COLOR (set, not empty) turns\n"
-	"colour off unless --color=always\n"
+	"fallback); GTR_SCAN_WALK=generic makes greedy's parallel path read events\n"
+	"with its generic walk (to test the fast one); GTR_INDEX_SPLIT=BYTES splits\n"
+	"the index of a v1 trace of that size or more between threads (default 32 MiB);\n"
+	"NO_COLOR (set, not empty) turns colour off unless --color=always\n"
 	"\n"
 	"A trace cut short (the process died) is read up to the cut: the report of the\n"
 	"complete part is printed, the cut is stated, and the exit status is 1; with\n"
@@ -388,7 +389,8 @@ typedef struct opened {
 	gtr_trace *trace;
 } opened;
 
-static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags)
+/* jobs: threads the index may use (0: one per online CPU). */
+static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
 {
 	memset(op, 0, sizeof *op);
 	const char *off = getenv("GTR_IO_URING_DISABLE");
@@ -425,8 +427,10 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	}
 	gtr_error err;
 	gtr_error_clear(&err);
+	const char *split = getenv("GTR_INDEX_SPLIT");
 	gtr_open_opts oo = {.sz = sizeof oo, .flags = open_flags, .kernels = &k,
-			    .progress = on_progress};
+			    .progress = on_progress, .jobs = jobs,
+			    .split_min = split ? strtoull(split, NULL, 10) : 0};
 	double t0 = gtr_seconds();
 	rc = gtr_trace_open_opts(&op->trace, op->map.data, op->map.size, &oo, &err);
 	if (verbose && rc == 0)
@@ -654,7 +658,7 @@ static int run_command(args *a, int cmd)
 		return EXIT_USAGE;
 	}
 	opened op;
-	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL);
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, (unsigned)jobs);
 	if (st != EXIT_OK)
 		return st;
 	static gtr_out o;
@@ -785,7 +789,7 @@ static int run_stats(args *a)
 		opts.top = 20;
 	opts.file = path;
 	opened op;
-	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL);
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, 0);
 	if (st != EXIT_OK)
 		return st;
 	static gtr_out o;
@@ -906,7 +910,7 @@ static int run_diff(args *a)
 	int st = EXIT_OK;
 	for (int k = 0; k < 2 && st == EXIT_OK; k++) {
 		opened op;
-		st = open_trace(&op, paths[k], io, lenient ? GTR_OPEN_LENIENT : 0);
+		st = open_trace(&op, paths[k], io, lenient ? GTR_OPEN_LENIENT : 0, 0);
 		if (st != EXIT_OK)
 			break;
 		gtr_error err;
@@ -1316,7 +1320,7 @@ static int run_report(args *a)
 		report_in *r = &in[k];
 		/* As stats and diff: a cut trace is reported, and said to be cut. */
 		unsigned flags = lenient ? GTR_OPEN_LENIENT : npaths == 2 ? 0 : GTR_OPEN_PARTIAL;
-		if ((st = open_trace(&r->op, paths[k], io, flags)) != EXIT_OK)
+		if ((st = open_trace(&r->op, paths[k], io, flags, 0)) != EXIT_OK)
 			break;
 		r->open = 1;
 		gtr_error err;

@@ -122,6 +122,21 @@ size_t gtr_idmap_count(const gtr_idmap *m)
 	return m->count;
 }
 
+int gtr_idmap_next(const gtr_idmap *m, size_t *it, uint64_t *table, uint64_t *id, uint64_t *value)
+{
+	for (; *it < m->cap; (*it)++) {
+		const slot *s = &m->slots[*it];
+		if (s->used) {
+			*table = s->table;
+			*id = s->id;
+			*value = s->value;
+			(*it)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 size_t gtr_idmap_bytes(const gtr_idmap *m)
 {
 	return m->cap * sizeof(slot);

@@ -32,6 +32,12 @@ int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id);
 
 size_t gtr_idmap_count(const gtr_idmap *m);
 
+/*
+ * The entries in no particular order: start with *it = 0; each call
+ * fills the next entry and returns 1, or returns 0 when there is none.
+ */
+int gtr_idmap_next(const gtr_idmap *m, size_t *it, uint64_t *table, uint64_t *id, uint64_t *value);
+
 /* Bytes the map holds, for memory accounting. */
 size_t gtr_idmap_bytes(const gtr_idmap *m);
 

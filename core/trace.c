@@ -77,7 +77,8 @@ int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_
 }
 
 static int open_with(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
-		     unsigned flags, gtr_progress_fn progress, void *progress_ctx, gtr_error *err)
+		     unsigned flags, gtr_progress_fn progress, void *progress_ctx, unsigned jobs,
+		     uint64_t split_min, gtr_error *err)
 {
 	*out = NULL;
 	int version, found = 0;
@@ -123,6 +124,8 @@ static int open_with(gtr_trace **out, const uint8_t *data, size_t size, const gt
 	t->progress_ctx = progress_ctx;
 	t->progress_step = size / 1000 > GTR_PROGRESS_STEP ? size / 1000 : GTR_PROGRESS_STEP;
 	t->progress_next = t->progress_step;
+	t->jobs = jobs;
+	t->split_min = split_min ? split_min : GTR_SPLIT_MIN;
 	rc = family == GTR_FAMILY_V1 ? gtr_v1_open(t, err) : gtr_v2_open(t, err);
 	if (rc < 0) {
 		if (found && err) {
@@ -146,7 +149,7 @@ static int open_with(gtr_trace **out, const uint8_t *data, size_t size, const gt
 int gtr_trace_open_ex(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
 		      unsigned flags, gtr_error *err)
 {
-	return open_with(out, data, size, k, flags, NULL, NULL, err);
+	return open_with(out, data, size, k, flags, NULL, NULL, 1, 0, err);
 }
 
 int gtr_trace_open_opts(gtr_trace **out, const uint8_t *data, size_t size,
@@ -156,7 +159,8 @@ int gtr_trace_open_opts(gtr_trace **out, const uint8_t *data, size_t size,
 	gtr_open_opts o = {0};
 	if (opts)
 		memcpy(&o, opts, opts->sz && opts->sz < sizeof o ? opts->sz : sizeof o);
-	return open_with(out, data, size, o.kernels, o.flags, o.progress, o.progress_ctx, err);
+	return open_with(out, data, size, o.kernels, o.flags, o.progress, o.progress_ctx, o.jobs, o.split_min,
+			 err);
 }
 
 const char *gtr_phase_name(gtr_phase p)

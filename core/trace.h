@@ -53,9 +53,10 @@ typedef struct gtr_trace gtr_trace;
 int gtr_detect(const uint8_t *data, size_t size, int *version, gtr_family *family, gtr_error *err);
 
 /*
- * Detects and indexes the trace in data[0..size). The span must outlive
- * the trace; `k` chooses the scan kernels (NULL: scalar). On success
- * *out owns the index; free it with gtr_trace_free.
+ * Detects and indexes the trace in data[0..size), on the calling thread
+ * alone (gtr_trace_open_opts may use more). The span must outlive the
+ * trace; `k` chooses the scan kernels (NULL: scalar). On success *out
+ * owns the index; free it with gtr_trace_free.
  */
 int gtr_trace_open(gtr_trace **out, const uint8_t *data, size_t size, const gtr_kernels *k,
 		   gtr_error *err);
@@ -120,7 +121,12 @@ typedef struct gtr_open_opts {
 	const gtr_kernels *kernels; /* NULL: scalar */
 	gtr_progress_fn progress;   /* NULL: none; kept for the trace's readers */
 	void *progress_ctx;
+	unsigned jobs;              /* threads the index may use; 0: one per online CPU */
+	uint64_t split_min;         /* the smallest trace whose index is split between
+				     * threads; 0: GTR_SPLIT_MIN (tests set it low) */
 } gtr_open_opts;
+
+#define GTR_SPLIT_MIN (UINT64_C(32) << 20)
 
 /* gtr_trace_open with options (NULL: as gtr_trace_open). */
 int gtr_trace_open_opts(gtr_trace **out, const uint8_t *data, size_t size,

@@ -25,6 +25,8 @@ struct gtr_trace {
 	void *progress_ctx;
 	uint64_t progress_step;   /* bytes between two calls */
 	uint64_t progress_next;   /* the index pass's next call */
+	unsigned jobs;            /* threads the index may use (gtr_open_opts.jobs) */
+	uint64_t split_min;       /* gtr_open_opts.split_min, 0 made GTR_SPLIT_MIN */
 };
 
 struct gtr_reader {

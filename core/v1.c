@@ -13,9 +13,11 @@
 #include "v1_order.h"
 #include "vec.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Values before an event's arguments: the timestamp, and go 1.5's sequence number. */
 static unsigned lead_values(int version)
@@ -372,8 +374,75 @@ static int add_oob(gtr_v1_index *x, builder *b, uint64_t off, uint64_t key, uint
 	return 0;
 }
 
+/* The state of an index pass, which may stop at a position and go on. */
+typedef struct vstate {
+	uint64_t pos, to;      /* the pass stops at the first event at or past `to`, */
+	int to_batch;          /* or the first batch header, if set */
+	uint64_t ticks, seq, nevents, ev_at;
+	int64_t batch, index;
+	builder b;
+	gtr_walk_sums *ws;     /* the record walk's counts (NULL for go 1.5) */
+	uint8_t walk[256];     /* its counts of values by tag byte */
+	uint8_t plain[64];     /* types the fast paths may take */
+	int strict;            /* an error ends the pass: no recovery */
+	int cut;               /* the pass ended at the input's cut (recorded in t->loss) */
+	int helper;            /* not the opening thread: no progress reports */
+} vstate;
+
+/* A pass from the trace's first event to its end. */
+static int vstate_init(vstate *ps, gtr_trace *t, gtr_v1_index *x, gtr_error *err)
+{
+	const unsigned lead = lead_values(t->info.version);
+	memset(ps, 0, sizeof *ps);
+	ps->pos = ps->ev_at = 16;
+	ps->to = t->size;
+	ps->batch = ps->index = -1;
+	/* The cursor's lean events (lean_one): their count of arguments plus one. */
+	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
+		x->lean[typ] = lead == 1 && t->specs[typ].name && timed(typ) &&
+					       typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG &&
+					       t->specs[typ].nargs <= GTR_MAX_ARGS
+				       ? (uint8_t)(t->specs[typ].nargs + 1)
+				       : 0;
+
+	/* Types the fast path below may take: timed, with nothing the index needs but the time. */
+	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
+		ps->plain[typ] = t->specs[typ].name && timed(typ) && typ != GTR_V1_GOSYSEXIT &&
+			     typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG;
+
+	/*
+	 * Runs of plain events go to the record walk of simd/, which steps
+	 * from event to event by the ends of their varints and sums the time
+	 * deltas: an inline event of its type's count of arguments, or a
+	 * length-prefixed one (of which, like the checked path below, it
+	 * reads only the time). Go 1.5 events lead with a sequence number as
+	 * well, which the walk does not keep: they take the paths below.
+	 */
+	if (lead == 1) {
+		for (unsigned tag = 0; tag < 256; tag++) {
+			unsigned typ = tag & 0x3f, field = tag >> 6;
+			if (!ps->plain[typ])
+				continue;
+			if (field == 3)
+				ps->walk[tag] = GTR_WALK_LIST;
+			else if (field == t->specs[typ].nargs)
+				ps->walk[tag] = (uint8_t)(field + lead);
+		}
+		ps->ws = calloc(1, sizeof *ps->ws);
+		if (!ps->ws)
+			return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	return 0;
+}
+
+static void vstate_free(vstate *ps)
+{
+	free(ps->ws);
+	ps->ws = NULL;
+}
+
 /*
- * The index pass. Each event is checked as far as its size and the
+ * The index pass over [ps->pos, ps->to). Each event is checked as far as its size and the
  * index depend on it; arguments the index does not need are skipped
  * (their varints are still checked for length, inline ones by the scan
  * kernel) and fully decoded later by the batch decoder.
@@ -435,7 +504,7 @@ static uint64_t next_batch(const gtr_trace *t, uint64_t from)
 	return t->size;
 }
 
-static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
+static int build_pass(gtr_trace *t, gtr_v1_index *x, vstate *ps, gtr_error *err)
 {
 	const uint8_t *d = t->data;
 	const uint64_t size = t->size;
@@ -443,11 +512,13 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 	const unsigned lead = lead_values(t->info.version);
 	const int partial = (t->flags & (GTR_OPEN_PARTIAL | GTR_OPEN_LENIENT)) != 0;
 	const int lenient = (t->flags & GTR_OPEN_LENIENT) != 0;
-	builder b = {0};
-	uint64_t pos = 16, ticks = 0, seq = 0, nevents = 0;
-	uint64_t ev_at = 16;  /* the event being indexed, for recovery */
-	int in_loop = 1;
-	int64_t batch = -1, index = -1;
+	builder b = ps->b;
+	uint64_t pos = ps->pos, ticks = ps->ticks, seq = ps->seq, nevents = ps->nevents;
+	uint64_t ev_at = ps->ev_at; /* the event being indexed, for recovery */
+	int64_t batch = ps->batch, index = ps->index;
+	gtr_walk_sums *const ws = ps->ws;
+	const uint8_t *const walk = ps->walk, *const plain = ps->plain;
+	const gtr_uvarint_walk_fn walk_fn = t->kernels.uvarint_walk;
 	uint64_t v[8];
 	size_t n;
 	int rc = 0;
@@ -462,51 +533,21 @@ static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
 		if ((rc = (expr)) < 0)                                                     \
 			goto fail;                                                         \
 	} while (0)
-
-	/* The cursor's lean events (lean_one): their count of arguments plus one. */
-	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
-		x->lean[typ] = lead == 1 && t->specs[typ].name && timed(typ) &&
-					       typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG &&
-					       t->specs[typ].nargs <= GTR_MAX_ARGS
-				       ? (uint8_t)(t->specs[typ].nargs + 1)
-				       : 0;
-
-	/* Types the fast path below may take: timed, with nothing the index needs but the time. */
-	uint8_t plain[64] = {0};
-	for (unsigned typ = 0; typ < t->nspecs && typ < 64; typ++)
-		plain[typ] = t->specs[typ].name && timed(typ) && typ != GTR_V1_GOSYSEXIT &&
-			     typ != GTR_V1_CPUSAMPLE && typ != GTR_V1_USERLOG;
-
-	/*
-	 * Runs of plain events go to the record walk of simd/, which steps
-	 * from event to event by the ends of their varints and sums the time
-	 * deltas: an inline event of its type's count of arguments, or a
-	 * length-prefixed one (of which, like the checked path below, it
-	 * reads only the time). Go 1.5 events lead with a sequence number as
-	 * well, which the walk does not keep: they take the paths below.
-	 */
-	uint8_t walk[256] = {0};
-	gtr_uvarint_walk_fn walk_fn = t->kernels.uvarint_walk;
-	if (!walk_fn)
-		walk_fn = gtr_uvarint_walk_scalar;
-	gtr_walk_sums *ws = NULL;
-	if (lead == 1) {
-		for (unsigned tag = 0; tag < 256; tag++) {
-			unsigned typ = tag & 0x3f, field = tag >> 6;
-			if (!plain[typ])
-				continue;
-			if (field == 3)
-				walk[tag] = GTR_WALK_LIST;
-			else if (field == t->specs[typ].nargs)
-				walk[tag] = (uint8_t)(field + lead);
-		}
-		ws = calloc(1, sizeof *ws);
-		if (!ws)
-			return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-	}
+#define SAVE()                                                                             \
+	do {                                                                               \
+		ps->b = b;                                                                 \
+		ps->pos = pos;                                                             \
+		ps->ticks = ticks;                                                         \
+		ps->seq = seq;                                                             \
+		ps->nevents = nevents;                                                     \
+		ps->ev_at = ev_at;                                                         \
+		ps->batch = batch;                                                         \
+		ps->index = index;                                                         \
+	} while (0)
 
 loop:
-	while (pos < size) {
+	const unsigned batch_tag = GTR_V1_BATCH | (t->specs[GTR_V1_BATCH].nargs - lead) << 6;
+	while (pos < size && (pos < ps->to || (ps->to_batch && d[pos] != batch_tag))) {
 		if (ws && walk[d[pos]] && batch >= 0 && b.have_ticks && size - pos >= GTR_PAD) {
 			size_t nrec;
 			ws->sum = ticks;
@@ -662,7 +703,8 @@ loop:
 
 		switch (typ) {
 		case GTR_V1_BATCH:
-			gtr_index_progress(t, off);
+			if (!ps->helper)
+				gtr_index_progress(t, off);
 			if (gtr_grow(&x->batches, &b.cap_batches, x->nbatches + 1, sizeof *x->batches) < 0)
 				FAIL(gtr_error_set(err, GTR_E_NOMEM, off, "out of memory"));
 			/* (Unless recovery already ended it, at an undecodable event.) */
@@ -720,9 +762,59 @@ counted:
 		nevents++;
 	}
 done:
-	in_loop = 0;
-	if (ws)
-		fold_walk(x, ws);
+	SAVE();
+	return 0;
+fail:
+	if (!ps->strict && rc != GTR_E_NOMEM && err && err->code != GTR_OK &&
+	    ((partial && rc == GTR_E_TRUNCATED) || lenient)) {
+		/* The batch in progress ends where its undecodable event starts. */
+		if (x->nbatches)
+			x->batches[x->nbatches - 1].end = ev_at;
+		if (partial && rc == GTR_E_TRUNCATED) {
+			t->loss.truncated = 1;
+			t->loss.truncated_at = ev_at;
+			t->loss.truncated_bytes = size - ev_at;
+			snprintf(t->loss.truncated_why, sizeof t->loss.truncated_why, "%s", err->msg);
+			gtr_error_clear(err);
+			ps->cut = 1;
+			goto done;
+		}
+		uint64_t next = next_batch(t, ev_at);
+		gtr_loss_add(&t->loss.batches, ev_at, next - ev_at,
+			     "batch %lld, event at byte %llu: %s; skipped to byte %llu",
+			     (long long)batch, (unsigned long long)ev_at, err->msg, (unsigned long long)next);
+		if (b.have_ticks)
+			gtr_loss_time(&t->loss.batches, ticks, ticks);
+		gtr_error_clear(err);
+		pos = next;
+		goto loop;
+	}
+	if (err && err->code != GTR_OK && err->batch < 0 && batch >= 0) {
+		err->batch = batch;
+		err->event = index;
+	}
+	SAVE();
+	return rc;
+}
+
+#undef FAIL
+#undef TRY
+#undef SAVE
+
+/* After the pass: the tables, the orders, and what a cut or a missing
+ * Frequency means. */
+static int build_finish(gtr_trace *t, gtr_v1_index *x, vstate *ps, gtr_error *err)
+{
+	const uint64_t size = t->size;
+	const int partial = (t->flags & (GTR_OPEN_PARTIAL | GTR_OPEN_LENIENT)) != 0;
+	int rc = 0;
+#define FAIL(expr)                                                                         \
+	do {                                                                               \
+		rc = (expr);                                                               \
+		goto fail;                                                                 \
+	} while (0)
+	if (ps->ws)
+		fold_walk(x, ps->ws);
 	if (x->freq == 0 && partial && !t->loss.truncated) {
 		/* Cut at an event boundary: incomplete all the same. */
 		t->loss.truncated = 1;
@@ -749,7 +841,7 @@ done:
 		FAIL(gtr_error_set(err, GTR_E_CORRUPT, size,
 				   "no Frequency event: the trace is incomplete (truncated, or not stopped); "
 				   "it ends at byte %zu after %llu whole events",
-				   t->size, (unsigned long long)nevents));
+				   t->size, (unsigned long long)ps->nevents));
 	if (x->freq > INT64_MAX)
 		FAIL(gtr_error_set(err, GTR_E_CORRUPT, size, "the Frequency event gives an invalid tick rate: %llu",
 				   (unsigned long long)x->freq));
@@ -767,42 +859,226 @@ done:
 		t->loss.batches.from_ns = gtr_v1_ns(x, t->loss.batches.from_ns);
 		t->loss.batches.to_ns = gtr_v1_ns(x, t->loss.batches.to_ns);
 	}
-	free(ws);
 	return 0;
 fail:
-	if (in_loop && rc != GTR_E_NOMEM && err && err->code != GTR_OK &&
-	    ((partial && rc == GTR_E_TRUNCATED) || lenient)) {
-		/* The batch in progress ends where its undecodable event starts. */
-		if (x->nbatches)
-			x->batches[x->nbatches - 1].end = ev_at;
-		if (partial && rc == GTR_E_TRUNCATED) {
-			t->loss.truncated = 1;
-			t->loss.truncated_at = ev_at;
-			t->loss.truncated_bytes = size - ev_at;
-			snprintf(t->loss.truncated_why, sizeof t->loss.truncated_why, "%s", err->msg);
-			gtr_error_clear(err);
-			goto done;
-		}
-		uint64_t next = next_batch(t, ev_at);
-		gtr_loss_add(&t->loss.batches, ev_at, next - ev_at,
-			     "batch %lld, event at byte %llu: %s; skipped to byte %llu",
-			     (long long)batch, (unsigned long long)ev_at, err->msg, (unsigned long long)next);
-		if (b.have_ticks)
-			gtr_loss_time(&t->loss.batches, ticks, ticks);
-		gtr_error_clear(err);
-		pos = next;
-		goto loop;
-	}
-	if (err && err->code != GTR_OK && err->batch < 0 && batch >= 0) {
-		err->batch = batch;
-		err->event = index;
-	}
-	if (ws)
-		fold_walk(x, ws);
-	free(ws);
 	return rc;
 #undef FAIL
-#undef TRY
+}
+
+/* ---- the index pass on two threads ---- */
+
+/*
+ * A big trace is indexed by two threads: the opening one from the start,
+ * a helper from a batch header near the middle (plausible_batch says
+ * which). The helper's part counts only if the opening thread's pass
+ * ends exactly on that header, neither met an error, and its string ids
+ * are new; else the opening thread goes on alone where it stopped, as
+ * the pass of one thread would have, so what it finds and says is the
+ * same either way.
+ */
+static gtr_v1_index *index_new(void)
+{
+	gtr_v1_index *x = calloc(1, sizeof *x);
+	if (!x)
+		return NULL;
+	x->strings = gtr_idmap_create();
+	x->stacks = gtr_idmap_create();
+	x->timers = gtr_idmap_create();
+	if (!x->strings || !x->stacks || !x->timers) {
+		index_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* Whether a batch header starts at q: its tag, a P and a clock, then 32
+ * events (or a table, or the end) that parse as a go 1.7+ trace's. */
+static int plausible_batch(const gtr_trace *t, uint64_t q)
+{
+	const uint8_t *d = t->data, *end = d + t->size;
+	/* The header's count field covers its values but the lead one's. */
+	const unsigned nb = t->specs[GTR_V1_BATCH].nargs;
+	if (nb != 2 || d[q] != (GTR_V1_BATCH | (nb - 1) << 6))
+		return 0;
+	const uint8_t *r = d + q + 1;
+	uint64_t v[2];
+	for (unsigned i = 0; i < 2; i++)
+		if (gtr_uvarint_next(&r, end, &v[i]) < 0)
+			return 0;
+	if (v[0] >= GTR_V1_MAX_PROCS && v[0] != UINT64_MAX)
+		return 0;
+	for (unsigned i = 0; i < 32 && r < end; i++) {
+		unsigned typ = r[0] & 0x3f, field = r[0] >> 6;
+		if (typ >= t->nspecs || !t->specs[typ].name || typ == GTR_V1_BATCH)
+			return 0;
+		if (!timed(typ))
+			return 1; /* a table: it says enough */
+		r++;
+		if (field == 3) {
+			uint64_t len;
+			if (gtr_uvarint_next(&r, end, &len) < 0 || len > (uint64_t)(end - r))
+				return 0;
+			r += len;
+			continue;
+		}
+		if (field != t->specs[typ].nargs)
+			return 0;
+		for (unsigned j = 0; j <= field; j++)
+			if (gtr_uvarint_next(&r, end, &v[0]) < 0)
+				return 0;
+	}
+	return 1;
+}
+
+typedef struct vhelper {
+	gtr_trace *t;
+	gtr_v1_index *x; /* its part */
+	uint64_t start;  /* the batch header its part starts at */
+	vstate ps;
+	gtr_error err;
+	int rc;
+} vhelper;
+
+static void *vhelper_run(void *arg)
+{
+	vhelper *h = arg;
+	/* Find the batch header, then index from it into a fresh part. */
+	h->rc = build_pass(h->t, h->x, &h->ps, &h->err);
+	if (h->rc < 0 || h->ps.pos >= h->t->size)
+		return NULL;
+	uint64_t at = h->ps.pos;
+	gtr_v1_index *fresh = index_new();
+	if (!fresh) {
+		h->rc = GTR_E_NOMEM;
+		return NULL;
+	}
+	index_free(h->x);
+	h->x = fresh;
+	vstate_free(&h->ps);
+	if ((h->rc = vstate_init(&h->ps, h->t, h->x, &h->err)) < 0)
+		return NULL;
+	h->ps.pos = h->ps.ev_at = at;
+	h->ps.strict = 1;
+	h->ps.helper = 1;
+	h->start = at;
+	h->rc = build_pass(h->t, h->x, &h->ps, &h->err);
+	return NULL;
+}
+
+/* Adds the helper's part to x. Returns 0; -1, with x unchanged, when
+ * the pass of one thread would have found a string id twice; or
+ * GTR_E_NOMEM. */
+static int merge_part(gtr_v1_index *x, vstate *ps, const gtr_v1_index *y, const vstate *py, uint64_t split)
+{
+	uint64_t table, id, v, old;
+	size_t it = 0;
+	while (gtr_idmap_next(y->strings, &it, &table, &id, &v))
+		if (gtr_idmap_get(x->strings, table, id, &old))
+			return -1;
+	if (gtr_grow(&x->batches, &ps->b.cap_batches, x->nbatches + y->nbatches, sizeof *x->batches) < 0 ||
+	    gtr_grow(&x->oob, &ps->b.cap_oob, x->noob + y->noob, sizeof *x->oob) < 0)
+		return GTR_E_NOMEM;
+	it = 0;
+	while (gtr_idmap_next(y->strings, &it, &table, &id, &v))
+		if (gtr_idmap_put(x->strings, table, id, v) < 0)
+			return GTR_E_NOMEM;
+	it = 0;
+	while (gtr_idmap_next(y->stacks, &it, &table, &id, &v))
+		if (gtr_idmap_put(x->stacks, table, id, v) < 0)
+			return GTR_E_NOMEM;
+	it = 0;
+	while (gtr_idmap_next(y->timers, &it, &table, &id, &v))
+		if (gtr_idmap_put(x->timers, table, id, v) < 0)
+			return GTR_E_NOMEM;
+	/* The opening part's last batch ends where the helper's first begins. */
+	if (x->nbatches)
+		x->batches[x->nbatches - 1].end = split;
+	memcpy(x->batches + x->nbatches, y->batches, y->nbatches * sizeof *x->batches);
+	x->nbatches += y->nbatches;
+	memcpy(x->oob + x->noob, y->oob, y->noob * sizeof *x->oob);
+	x->noob += y->noob;
+	for (size_t i = 0; i < GTR_V1_NTYPES; i++) {
+		x->count[i] += y->count[i];
+		x->bytes[i] += y->bytes[i];
+	}
+	if (py->b.have_ticks) {
+		if (!ps->b.have_ticks || y->min_ticks < x->min_ticks)
+			x->min_ticks = y->min_ticks;
+		if (!ps->b.have_ticks || y->max_ticks > x->max_ticks)
+			x->max_ticks = y->max_ticks;
+		ps->b.have_ticks = 1;
+	}
+	if (y->freq)
+		x->freq = y->freq;
+	ps->pos = py->pos;
+	ps->nevents += py->nevents;
+	ps->ev_at = py->ev_at;
+	ps->ticks = py->ticks;
+	ps->batch += py->batch + 1;
+	ps->index = py->index;
+	return 0;
+}
+
+static int build(gtr_trace *t, gtr_v1_index *x, gtr_error *err)
+{
+	vstate ps;
+	int rc = vstate_init(&ps, t, x, err);
+	vhelper h = {.t = t};
+	pthread_t th;
+	int helping = 0;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = t->jobs ? t->jobs : cpus > 0 ? (unsigned)cpus : 1;
+	if (rc == 0 && jobs > 1 && t->size >= t->split_min && ps.ws && !(t->flags & GTR_OPEN_LENIENT)) {
+		uint64_t guess = 0;
+		for (uint64_t q = t->size / 2 > 16 ? t->size / 2 : 16; q < t->size / 2 + (UINT64_C(1) << 20) && q < t->size; q++)
+			if (plausible_batch(t, q)) {
+				guess = q;
+				break;
+			}
+		if (guess && (h.x = index_new()) && vstate_init(&h.ps, t, h.x, &h.err) == 0) {
+			/* Both passes stop at the first batch header after the guess:
+			 * the opening one in the true parse, the helper's in the one
+			 * from the guess, which soon falls in step with it if the
+			 * guess was off. The helper indexes from there. */
+			h.ps.pos = h.ps.ev_at = guess;
+			h.ps.to = guess + 1;
+			h.ps.to_batch = 1;
+			h.ps.strict = 1;
+			h.ps.helper = 1;
+			gtr_error_clear(&h.err);
+			if (pthread_create(&th, NULL, vhelper_run, &h) == 0) {
+				helping = 1;
+				ps.to = guess + 1;
+				ps.to_batch = 1;
+			}
+		}
+	}
+	if (rc == 0)
+		rc = build_pass(t, x, &ps, err);
+	if (helping) {
+		pthread_join(th, NULL);
+		if (h.ps.ws)
+			fold_walk(h.x, h.ps.ws);
+		int m = rc == 0 && !ps.cut && h.rc == 0 && h.start == ps.pos && ps.pos < t->size
+				? merge_part(x, &ps, h.x, &h.ps, ps.pos)
+				: -1;
+		if (m == GTR_E_NOMEM) {
+			rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+		} else if (rc == 0 && !ps.cut && m < 0) {
+			/* The opening thread goes on from where it is. */
+			ps.to = t->size;
+			ps.to_batch = 0;
+			rc = build_pass(t, x, &ps, err);
+		}
+	}
+	if (rc == 0)
+		rc = build_finish(t, x, &ps, err);
+	else if (ps.ws)
+		fold_walk(x, ps.ws);
+	vstate_free(&ps);
+	vstate_free(&h.ps);
+	index_free(h.x);
+	return rc;
 }
 
 int gtr_v1_open(gtr_trace *t, gtr_error *err)

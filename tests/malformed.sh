@@ -9,6 +9,8 @@
 # gzip; and every input of tests/regress. Each runs through greedy (text
 # and JSON), dump --stacks, footprint and stats, strictly and with
 # --lenient, and must:
+#  - give the same results with the index of a v1 trace split between
+#    two threads, whatever its size (footprint and greedy, strictly);
 #  - end with status 0 or 1 within 20 s;
 #  - strictly, on status 1, say one line on stderr naming the problem
 #    and its byte offset ("at byte N");
@@ -77,6 +79,23 @@ run() {
 	pass=$((pass + 1))
 }
 
+# split NAME ARGS...: the index split between two threads whatever the
+# trace's size (GTR_INDEX_SPLIT=1; v1 traces only) must change nothing:
+# the same output, the same words on stderr, the same status.
+split() {
+	local name=$1
+	shift
+	timeout 20 "$gtr" "$@" >"$tmp/one.out" 2>"$tmp/one.err"
+	local a=$?
+	GTR_INDEX_SPLIT=1 timeout 20 "$gtr" "$@" >"$tmp/two.out" 2>"$tmp/two.err"
+	local b=$?
+	if [ $a -ne $b ] || ! cmp -s "$tmp/one.out" "$tmp/two.out" || ! cmp -s "$tmp/one.err" "$tmp/two.err"; then
+		bad "$name: gtr $*: the split index differs (status $a, $b): $(diff "$tmp/one.err" "$tmp/two.err" | head -3)"
+		return
+	fi
+	pass=$((pass + 1))
+}
+
 # every NAME FILE: every command, strict and lenient.
 every() {
 	local name=$1 f=$2
@@ -87,6 +106,8 @@ every() {
 		run "$name" footprint $mode "$f"
 		run "$name" stats $mode "$f"
 	done
+	split "$name" footprint "$f"
+	split "$name" greedy --json -n 3 "$f"
 }
 
 # A few commands only, for the many cut and damaged variants.
@@ -95,6 +116,8 @@ some() {
 	run "$name" greedy -n 3 "$f"
 	run "$name" dump --stacks --lenient "$f"
 	run "$name" greedy --json --lenient "$f"
+	split "$name" footprint "$f"
+	split "$name" greedy --json -n 3 "$f"
 }
 
 # ---- not traces at all
