@@ -321,14 +321,15 @@ out:
  * (the time included) and whether a length comes first; 0 sends it to
  * the cursor.
  */
-enum { V1_SLOW, V1_NONE, V1_START, V1_STOP, V1_END, V1_UNBLOCK, V1_CREATE };
+enum { V1_SLOW, V1_NONE, V1_START, V1_STOP, V1_END, V1_UNBLOCK, V1_CREATE, V1_SYSCALL };
 /* What a class does: a transition of the first argument's goroutine (or
  * of the P's), to Running, after which the P has that goroutine, or none. */
 enum { V1F_TR = 1, V1F_IDA0 = 2, V1F_RUN = 4, V1F_GSET = 8, V1F_GCLR = 16 };
 #define V1D_CLS(d) ((d) & 7)
 #define V1D_N(d) ((d) >> 3 & 7)
 #define V1D_LIST(d) ((d) >> 6 & 1)
-#define V1D_FLAGS(d) ((d) >> 7)
+#define V1D_FLAGS(d) ((d) >> 7 & 0x1f)
+#define V1D_SYSBLOCK (1u << 12) /* a GoSysBlock: it may say a pending syscall blocked */
 
 void scan_v1_classes(scan *s)
 {
@@ -357,9 +358,10 @@ void scan_v1_classes(scan *s)
 			c = V1_CREATE;
 			break;
 		case GTR_V1_GOSYSCALL:
+			c = V1_SYSCALL;
+			break;
 		case GTR_V1_GOSYSEXIT:
 		case GTR_V1_GOSYSEXITLOCAL:
-		case GTR_V1_GOSYSBLOCK:
 		case GTR_V1_GOWAITING:
 		case GTR_V1_GOINSYSCALL:
 		case GTR_V1_GOMAXPROCS:
@@ -380,9 +382,13 @@ void scan_v1_classes(scan *s)
 			[V1_END] = V1F_TR | V1F_GCLR,
 			[V1_UNBLOCK] = V1F_TR | V1F_IDA0,
 			[V1_CREATE] = V1F_TR | V1F_IDA0,
+			[V1_SYSCALL] = V1F_TR,
 		};
+		/* GoSysBlock: no transition, but the P has no goroutine after it. */
+		unsigned fl = flags[c] | (typ == GTR_V1_GOSYSBLOCK ? V1F_GCLR : 0);
 		if (c != V1_SLOW) {
-			s->v1desc[tag] = (uint16_t)(c | n << 3 | (field == 3) << 6 | flags[c] << 7);
+			s->v1desc[tag] = (uint16_t)(c | n << 3 | (field == 3) << 6 | fl << 7 |
+						    (typ == GTR_V1_GOSYSBLOCK ? V1D_SYSBLOCK : 0));
 			s->v1lens[tag] = field == 3 ? GTR_WALK_LIST : (uint8_t)n;
 		}
 	}
@@ -434,6 +440,9 @@ static ALWAYS_INLINE uint64_t value_below(uint64_t x, uint64_t keep, const int b
 typedef struct v1hot {
 	uint64_t q, rel, cg, open, nev, nsl;
 	int64_t sg, start, last;
+	/* A GoSysCall whose next event on the P says whether it blocked. */
+	uint64_t sc, sc_rel;
+	int64_t sc_t, sc_g;
 } v1hot;
 
 /* One event the decoding loop read, for the slice loop. */
@@ -535,13 +544,32 @@ V1_DECODE(v1_decode_plain, 0, 0, )
 static __attribute__((noinline)) size_t v1_slices(v1hot *h, const v1ev *ev, size_t n, int64_t thr,
 						   uint16_t *start_ev, int64_t *cmin, int64_t *cmax)
 {
-	uint64_t cg = h->cg, open = h->open, nsl = h->nsl;
-	int64_t sg = h->sg, start = h->start;
+	uint64_t cg = h->cg, open = h->open, nsl = h->nsl, sc = h->sc, sc_rel = h->sc_rel;
+	int64_t sg = h->sg, start = h->start, sc_t = h->sc_t, sc_g = h->sc_g;
 	size_t i = 0;
 	for (; i < n; i++) {
 		const v1ev *e = &ev[i];
 		const unsigned f = V1D_FLAGS(e->desc);
 		const int64_t tm = e->tm;
+		if (__builtin_expect(sc, 0)) {
+			/* syscall_decide: the goroutine's GoSysBlock says its syscall
+			 * blocked, unless a CPU sample of it falls between (the
+			 * cursor's path looks); anything else, that it runs again
+			 * from the GoSysCall's time. */
+			if ((e->desc & V1D_SYSBLOCK) && (int64_t)cg == sc_g)
+				break;
+			const int64_t id = sc_g == 0 ? -1 : sc_g;
+			if (!(open && sg == id)) {
+				if (open && sc_t - start >= thr)
+					break;
+				nsl += open;
+				open = 1;
+				sg = id;
+				start = sc_t;
+				*start_ev = GTR_V1_GOSYSCALL;
+			}
+			sc = 0;
+		}
 		const int64_t id = (f & V1F_IDA0) ? (int64_t)e->g0 : cg ? (int64_t)cg : -1;
 		const uint64_t run = f >> 2 & 1, same = (uint64_t)(id == sg);
 		const uint64_t end = (f & V1F_TR) & open & (run ^ same);
@@ -553,6 +581,12 @@ static __attribute__((noinline)) size_t v1_slices(v1hot *h, const v1ev *ev, size
 		start = begin ? tm : start;
 		sg = begin ? id : sg;
 		*start_ev = begin ? (uint16_t)(e->tag & 0x3f) : *start_ev;
+		if (__builtin_expect(V1D_CLS(e->desc) == V1_SYSCALL, 0)) {
+			sc = 1;
+			sc_t = tm;
+			sc_g = (int64_t)cg;
+			sc_rel = e->rel;
+		}
 		cg = (f & V1F_GSET) ? e->g0 : (f & V1F_GCLR) ? 0 : cg;
 		if (__builtin_expect(V1D_CLS(e->desc) == V1_CREATE, 0))
 			created(cmin, cmax, e->g0);
@@ -562,8 +596,39 @@ static __attribute__((noinline)) size_t v1_slices(v1hot *h, const v1ev *ev, size
 	h->nsl = nsl;
 	h->sg = sg;
 	h->start = start;
+	h->sc = sc;
+	h->sc_rel = sc_rel;
+	h->sc_t = sc_t;
+	h->sc_g = sc_g;
 	h->nev += i;
 	return i;
+}
+
+/* The loops' state to mstate and back (the position, ticks and the P's
+ * goroutine are the cursor's, kept apart). */
+static void to_state(const v1hot *h, mstate *st, uint64_t min_ticks)
+{
+	st->g = h->sg;
+	st->start = h->start;
+	st->last = h->last;
+	st->open = (uint8_t)h->open;
+	st->cg = (int64_t)h->cg;
+	st->sc = (uint8_t)h->sc;
+	st->sc_t = h->sc_t;
+	st->sc_g = h->sc_g;
+	st->sc_ticks = h->sc_rel + min_ticks;
+}
+
+static void from_state(v1hot *h, const mstate *st, uint64_t min_ticks)
+{
+	h->sg = st->g;
+	h->start = st->start;
+	h->last = st->last;
+	h->open = st->open;
+	h->sc = st->sc;
+	h->sc_t = st->sc_t;
+	h->sc_g = st->sc_g;
+	h->sc_rel = st->sc_ticks - min_ticks;
 }
 
 /*
@@ -602,14 +667,11 @@ static ALWAYS_INLINE int v1_walk_fast_in(walk *k, gtr_error *err, const int bmi2
 		h.q = c.pos;
 		h.rel = c.ticks - x->min_ticks;
 		h.cg = c.g;
-		h.sg = st->g;
-		h.start = st->start;
-		h.last = st->last;
-		h.open = st->open;
+		from_state(&h, st, x->min_ticks);
 		uint64_t lhi = h.q; /* w->lens[q - lbase] is the length of the record at q < lhi */
 		uint64_t lbase = h.q;
 		while (h.q < qe) {
-			if (!st->sc && h.q < qfast) {
+			if (h.q < qfast) {
 				uint64_t lim = qfast;
 				if (lens) {
 					if (h.q >= lhi) {
@@ -635,11 +697,7 @@ static ALWAYS_INLINE int v1_walk_fast_in(walk *k, gtr_error *err, const int bmi2
 			}
 			/* One event through the cursor (tables and samples are
 			 * stepped over): what the hot loop stopped at. */
-			st->g = h.sg;
-			st->start = h.start;
-			st->last = h.last;
-			st->open = (uint8_t)h.open;
-			st->cg = (int64_t)h.cg;
+			to_state(&h, st, x->min_ticks);
 			gtr_v1_event ev;
 			c.pos = h.q;
 			c.ticks = h.rel + x->min_ticks;
@@ -654,17 +712,10 @@ static ALWAYS_INLINE int v1_walk_fast_in(walk *k, gtr_error *err, const int bmi2
 				break;
 			if ((rc = v1_event(k, &ev, c.g, &pi, &k->cmin, &k->cmax, err)) < 0)
 				goto out;
-			h.sg = st->g;
-			h.start = st->start;
-			h.last = st->last;
-			h.open = st->open;
+			from_state(&h, st, x->min_ticks);
 			k->thr = scan_heap_threshold(w);
 		}
-		st->g = h.sg;
-		st->start = h.start;
-		st->last = h.last;
-		st->open = (uint8_t)h.open;
-		st->cg = (int64_t)h.cg;
+		to_state(&h, st, x->min_ticks);
 		scan_progress(k, x->batches[b->b].end - x->batches[b->b].off);
 		s->cmin[sm->first + i] = k->cmin;
 		s->cmax[sm->first + i] = k->cmax;
