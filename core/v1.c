@@ -993,9 +993,12 @@ static int merge_part(gtr_v1_index *x, vstate *ps, const gtr_v1_index *y, const 
 	/* The opening part's last batch ends where the helper's first begins. */
 	if (x->nbatches)
 		x->batches[x->nbatches - 1].end = split;
-	memcpy(x->batches + x->nbatches, y->batches, y->nbatches * sizeof *x->batches);
+	/* (An empty list may have no array: no memcpy from or to NULL.) */
+	if (y->nbatches)
+		memcpy(x->batches + x->nbatches, y->batches, y->nbatches * sizeof *x->batches);
 	x->nbatches += y->nbatches;
-	memcpy(x->oob + x->noob, y->oob, y->noob * sizeof *x->oob);
+	if (y->noob)
+		memcpy(x->oob + x->noob, y->oob, y->noob * sizeof *x->oob);
 	x->noob += y->noob;
 	for (size_t i = 0; i < GTR_V1_NTYPES; i++) {
 		x->count[i] += y->count[i];
