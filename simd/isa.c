@@ -75,6 +75,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	k->uvarint_decode_n = gtr_uvarint_decode_n_scalar;
 	k->uvarint_decode32_n = gtr_uvarint_decode32_n_scalar;
 	k->lut64_u32 = gtr_lut64_u32_scalar;
+	k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_scalar;
 	k->record_lens = gtr_record_lens_scalar;
 	k->uvarint_marks = gtr_uvarint_marks_scalar;
 	k->uvarint_walk = gtr_uvarint_walk_scalar;
@@ -85,6 +86,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode_n = gtr_uvarint_decode_n_sse4;
 		k->uvarint_decode32_n = gtr_uvarint_decode32_n_sse4;
 		k->lut64_u32 = gtr_lut64_u32_sse4;
+		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_sse4;
 		k->uvarint_marks = gtr_uvarint_marks_sse4;
 		k->uvarint_walk = gtr_uvarint_walk_sse4;
 		break;
@@ -93,6 +95,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx2;
 		k->uvarint_decode32_n = gtr_uvarint_decode32_n_avx2;
 		k->lut64_u32 = gtr_lut64_u32_avx2;
+		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_avx2;
 		k->uvarint_marks = gtr_uvarint_marks_avx2;
 		k->uvarint_walk = gtr_uvarint_walk_avx2;
 		break;
@@ -101,6 +104,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode_n = gtr_uvarint_decode_n_avx512;
 		k->uvarint_decode32_n = gtr_uvarint_decode32_n_avx512;
 		k->lut64_u32 = gtr_lut64_u32_avx512;
+		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_avx512;
 		k->record_lens = gtr_record_lens_avx512;
 		k->uvarint_marks = gtr_uvarint_marks_avx512;
 		k->uvarint_walk = gtr_uvarint_walk_avx512;

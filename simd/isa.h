@@ -25,6 +25,7 @@ typedef struct gtr_kernels {
 	gtr_uvarint_decode_n_fn uvarint_decode_n;
 	gtr_uvarint_decode32_n_fn uvarint_decode32_n;
 	gtr_lut64_u32_fn lut64_u32;
+	gtr_uvarint_decode32_lut_fn uvarint_decode32_lut;
 	gtr_record_lens_fn record_lens;
 	gtr_uvarint_marks_fn uvarint_marks;
 	gtr_uvarint_walk_fn uvarint_walk;

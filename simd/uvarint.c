@@ -52,6 +52,30 @@ void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], ui
 		out[i] = v[i] < 64 ? lut[v[i]] : 0;
 }
 
+ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					  const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
+{
+	const uint8_t *q = p;
+	size_t n = 0;
+	for (;;) {
+		const uint8_t *e = q;
+		while (e < lim && *e >= 0x80)
+			e++;
+		if (e >= lim)
+			break;
+		uint64_t v;
+		int k = gtr_uvarint_decode(q, end, &v);
+		if (k <= 0) /* an end is before lim: not short, but too long */
+			return k < 0 ? k : GTR_UVARINT_SKIP_SHORT;
+		out[n] = v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
+		steps[n] = v < 64 ? lut[v] : 0;
+		n++;
+		q += k;
+	}
+	*used = (size_t)(q - p);
+	return (ptrdiff_t)n;
+}
+
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits)
 {
 	size_t len = (size_t)(end - p), set = 0;

@@ -185,6 +185,18 @@ typedef size_t (*gtr_uvarint_walk_fn)(const uint8_t *p, const uint8_t *end, cons
 				      gtr_walk_sums *sums, size_t *nrec);
 
 /*
+ * decode32_n and lut64 at once, over the varints from p that end before
+ * lim (one cut by lim is left for the next call): out[i] is the i-th
+ * value as decode32_n writes it, steps[i] lut64's byte for it. Reads
+ * [p, end), end >= lim. Returns the number of varints, *used the bytes
+ * they take; or, at the first bad varint, decode32_n's negative status
+ * (out and steps then hold those before it).
+ */
+typedef ptrdiff_t (*gtr_uvarint_decode32_lut_fn)(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+						 const uint8_t lut[64], uint32_t *out, uint8_t *steps,
+						 size_t *used);
+
+/*
  * Record lengths, for a walk that steps from record to record with one
  * load: out[i] is the length of the record that would start at p[i], for
  * i < n, or 0. A record is a tag byte and, as nvals[tag] says, that many
@@ -211,6 +223,8 @@ ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n
 ptrdiff_t gtr_uvarint_decode_n_scalar(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 ptrdiff_t gtr_uvarint_decode32_n_scalar(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
 void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
+ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					  const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			       gtr_walk_sums *sums, size_t *nrec);

@@ -194,6 +194,27 @@ static inline TARGET_SSE4 void decode_block32_sse4(const uint8_t *q, uint64_t t,
 		out[j] = narrow32(v[j]);
 }
 
+/* decode32_lut: the varints ending before lim counted a block at a time,
+ * then decode32_n and lut64 over them. */
+TARGET_SSE4 ptrdiff_t gtr_uvarint_decode32_lut_sse4(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+						const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
+{
+	size_t cnt = 0, i = 0, len = (size_t)(lim - p);
+	for (; i + 64 <= len; i += 64)
+		cnt += (size_t)__builtin_popcountll(~cont64_sse4(p + i));
+	for (; i < len; i++)
+		cnt += p[i] < 0x80;
+	*used = 0;
+	if (cnt == 0)
+		return 0;
+	ptrdiff_t r = gtr_uvarint_decode32_n_sse4(p, end, out, cnt);
+	if (r < 0)
+		return r;
+	gtr_lut64_u32_sse4(out, cnt, lut, steps);
+	*used = (size_t)r;
+	return (ptrdiff_t)cnt;
+}
+
 TARGET_SSE4 void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
 {
 	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
@@ -290,6 +311,27 @@ static inline TARGET_AVX2 void decode_block32_avx2(const uint8_t *q, uint64_t t,
 	decode_block_avx2(q, t, take, v);
 	for (size_t j = 0; j < take; j++)
 		out[j] = narrow32(v[j]);
+}
+
+/* decode32_lut: the varints ending before lim counted a block at a time,
+ * then decode32_n and lut64 over them. */
+TARGET_AVX2 ptrdiff_t gtr_uvarint_decode32_lut_avx2(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+						const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
+{
+	size_t cnt = 0, i = 0, len = (size_t)(lim - p);
+	for (; i + 64 <= len; i += 64)
+		cnt += (size_t)__builtin_popcountll(~cont64_avx2(p + i));
+	for (; i < len; i++)
+		cnt += p[i] < 0x80;
+	*used = 0;
+	if (cnt == 0)
+		return 0;
+	ptrdiff_t r = gtr_uvarint_decode32_n_avx2(p, end, out, cnt);
+	if (r < 0)
+		return r;
+	gtr_lut64_u32_avx2(out, cnt, lut, steps);
+	*used = (size_t)r;
+	return (ptrdiff_t)cnt;
 }
 
 TARGET_AVX2 void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
@@ -419,6 +461,83 @@ static inline TARGET_AVX512 void decode_block32_avx512(const uint8_t *q, uint64_
 		size_t r = take - g * 16;
 		_mm512_mask_storeu_epi32(out + g * 16, (__mmask16)(r >= 16 ? 0xffff : (1u << r) - 1), x);
 	}
+}
+
+/* decode_block32 that also maps each value through the 64-entry table tab. */
+static inline TARGET_AVX512 void decode_block32_lut_avx512(const uint8_t *q, uint64_t t, size_t take, uint32_t *out,
+							   uint8_t *steps, __m512i tab)
+{
+	const __m512i iota = _mm512_set_epi64(0x3f3e3d3c3b3a3938, 0x3736353433323130, 0x2f2e2d2c2b2a2928,
+					      0x2726252423222120, 0x1f1e1d1c1b1a1918, 0x1716151413121110,
+					      0x0f0e0d0c0b0a0908, 0x0706050403020100);
+	const __m512i lane = _mm512_set_epi32(0x0f0f0f0f, 0x0e0e0e0e, 0x0d0d0d0d, 0x0c0c0c0c, 0x0b0b0b0b,
+					      0x0a0a0a0a, 0x09090909, 0x08080808, 0x07070707, 0x06060606,
+					      0x05050505, 0x04040404, 0x03030303, 0x02020202, 0x01010101,
+					      0x00000000);
+	const __m512i byte = _mm512_set1_epi32(0x03020100);
+	const __m512i low = _mm512_set1_epi32(0xff);
+	const __m512i c64 = _mm512_set1_epi32(64);
+	__m512i blk = _mm512_loadu_si512((const void *)q);
+	__m512i starts = _mm512_maskz_compress_epi8(t << 1 | 1, iota);
+	__m512i ends = _mm512_maskz_compress_epi8(t, iota);
+	for (size_t g = 0; g * 16 < take; g++) {
+		__m512i sel = _mm512_add_epi8(lane, _mm512_set1_epi8((char)(16 * g)));
+		__m512i st = _mm512_permutexvar_epi8(sel, starts), en = _mm512_permutexvar_epi8(sel, ends);
+		__m512i idx = _mm512_add_epi8(st, byte);
+		__m512i x = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, en), idx, blk);
+		x = _mm512_and_si512(x, _mm512_set1_epi32(0x7f7f7f7f));
+		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x007f007f)),
+				    _mm512_and_si512(_mm512_srli_epi32(x, 1), _mm512_set1_epi32(0x3f803f80)));
+		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x00003fff)),
+				    _mm512_and_si512(_mm512_srli_epi32(x, 2), _mm512_set1_epi32(0x0fffc000)));
+		__mmask16 lng = _mm512_cmpgt_epu32_mask(_mm512_and_si512(_mm512_sub_epi8(en, st), low),
+							_mm512_set1_epi32(3));
+		if (lng) {
+			__m512i idx2 = _mm512_add_epi8(st, _mm512_set1_epi32(0x07060504));
+			__m512i y = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx2, en), idx2, blk);
+			y = _mm512_and_si512(y, _mm512_set1_epi32(0x7f7f7f7f));
+			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x007f007f)),
+					    _mm512_and_si512(_mm512_srli_epi32(y, 1), _mm512_set1_epi32(0x3f803f80)));
+			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x00003fff)),
+					    _mm512_and_si512(_mm512_srli_epi32(y, 2), _mm512_set1_epi32(0x0fffc000)));
+			x = _mm512_mask_or_epi32(x, lng, x, _mm512_slli_epi32(y, 28));
+			__mmask16 big = _mm512_mask_cmpgt_epu32_mask(lng, y, _mm512_set1_epi32(15));
+			x = _mm512_mask_mov_epi32(x, big, _mm512_set1_epi32(-1));
+		}
+		size_t r = take - g * 16;
+		__mmask16 keep = (__mmask16)(r >= 16 ? 0xffff : (1u << r) - 1);
+		_mm512_mask_storeu_epi32(out + g * 16, keep, x);
+		__mmask16 small = _mm512_cmplt_epu32_mask(x, c64);
+		__m512i b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(x));
+		_mm512_mask_storeu_epi8(steps + g * 16, keep, _mm512_maskz_permutexvar_epi8((__mmask64)small, b, tab));
+	}
+}
+
+TARGET_AVX512 ptrdiff_t gtr_uvarint_decode32_lut_avx512(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+							const uint8_t lut[64], uint32_t *out, uint8_t *steps,
+							size_t *used)
+{
+	const __m512i tab = _mm512_loadu_si512((const void *)lut);
+	const uint8_t *q = p;
+	size_t n = 0;
+	while (end - q >= GTR_PAD && q < lim) {
+		uint64_t c = cont64_avx512(q), t = ~c & below((unsigned)(lim - q < 64 ? lim - q : 64));
+		if (t == 0)
+			break; /* nothing ends before lim here, or a run of 64: the reference says */
+		unsigned span = 64 - (unsigned)__builtin_clzll(t);
+		if (runs8(c) & below(span))
+			break; /* a varint of 9 bytes or more: the reference takes it */
+		size_t take = (size_t)__builtin_popcountll(t);
+		decode_block32_lut_avx512(q, t, take, out + n, steps + n, tab);
+		n += take;
+		q += span;
+	}
+	size_t u;
+	ptrdiff_t r = gtr_uvarint_decode32_lut_scalar(q, lim, end, lut, out + n, steps + n, &u);
+	if (r < 0)
+		return r;
+	*used = (size_t)(q - p) + u;
+	return (ptrdiff_t)n + r;
 }
 
 TARGET_AVX512 void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)

@@ -19,6 +19,8 @@ ptrdiff_t gtr_uvarint_skip_sse4(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_sse4(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 ptrdiff_t gtr_uvarint_decode32_n_sse4(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
 void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
+ptrdiff_t gtr_uvarint_decode32_lut_sse4(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_sse4(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_sse4(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
@@ -28,6 +30,8 @@ ptrdiff_t gtr_uvarint_skip_avx2(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_avx2(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 ptrdiff_t gtr_uvarint_decode32_n_avx2(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
 void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
+ptrdiff_t gtr_uvarint_decode32_lut_avx2(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 size_t gtr_uvarint_walk_avx2(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
@@ -37,6 +41,8 @@ ptrdiff_t gtr_uvarint_skip_avx512(const uint8_t *p, const uint8_t *end, size_t n
 ptrdiff_t gtr_uvarint_decode_n_avx512(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 ptrdiff_t gtr_uvarint_decode32_n_avx512(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
 void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
+ptrdiff_t gtr_uvarint_decode32_lut_avx512(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_avx512(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
 			    uint8_t *out);

@@ -753,3 +753,86 @@ Test(lens, lists_of_every_length_at_every_offset)
 			lens_agree(buf, off + 2 + len, buf + off + 2 + len, nvals);
 		}
 }
+
+/* ---- decode32 and lut64 at once -------------------------------------------- */
+
+/*
+ * decode32_lut over [p, lim) (reading up to end): the scalar one against
+ * marks + decode32_n + lut64, every wide one against the scalar one.
+ */
+static void d32lut_agree(const uint8_t *p, const uint8_t *lim, const uint8_t *end, const uint8_t lut[64])
+{
+	static uint32_t want[MAXN + 1], got[MAXN + 1], ref[MAXN + 1];
+	static uint8_t wsteps[MAXN + 1], gsteps[MAXN + 1], rsteps[MAXN + 1];
+	static uint64_t bits[MAXN / 64 + 2];
+	size_t wused = SIZE_MAX, gused;
+	ptrdiff_t w = gtr_uvarint_decode32_lut_scalar(p, lim, end, lut, want, wsteps, &wused);
+	/* The reference, by the kernels it joins. */
+	size_t cnt = gtr_uvarint_marks_scalar(p, lim, bits);
+	ptrdiff_t r = cnt ? gtr_uvarint_decode32_n_scalar(p, end, ref, cnt) : 0;
+	if (r >= 0) {
+		cr_assert_eq(w, (ptrdiff_t)cnt, "scalar decode32_lut: %td, marks %zu", w, cnt);
+		cr_assert_eq(wused, (size_t)r, "scalar decode32_lut: used %zu, decode32_n %td", wused, r);
+		gtr_lut64_u32_scalar(ref, cnt, lut, rsteps);
+		cr_assert_eq(memcmp(want, ref, cnt * sizeof *ref), 0, "scalar decode32_lut: values");
+		cr_assert_eq(memcmp(wsteps, rsteps, cnt), 0, "scalar decode32_lut: steps");
+	} else {
+		cr_assert_eq(w, r, "scalar decode32_lut: %td, decode32_n %td", w, r);
+	}
+	for (size_t i = 0; i < nwide; i++) {
+		gused = SIZE_MAX;
+		ptrdiff_t g = wide[i].uvarint_decode32_lut(p, lim, end, lut, got, gsteps, &gused);
+		const char *isa = gtr_isa_name(wide[i].isa);
+		cr_assert_eq(g, w, "%s decode32_lut: %td, scalar %td (lim %td, end %td)", isa, g, w, lim - p, end - p);
+		if (w < 0)
+			continue;
+		cr_assert_eq(gused, wused, "%s decode32_lut: used %zu, scalar %zu", isa, gused, wused);
+		cr_assert_eq(memcmp(got, want, (size_t)w * sizeof *got), 0, "%s decode32_lut: values", isa);
+		cr_assert_eq(memcmp(gsteps, wsteps, (size_t)w), 0, "%s decode32_lut: steps", isa);
+	}
+}
+
+Test(simd, decode32_lut_agrees_with_its_parts)
+{
+	load_wide();
+	static uint8_t stream[MAXN];
+	uint8_t lut[64];
+	srand(43);
+	for (int i = 0; i < 64; i++)
+		lut[i] = (uint8_t)(1 + rand() % 9);
+	for (int mix = 0; mix < 4; mix++) {
+		size_t slen = random_stream(stream, sizeof stream, 500, mix);
+		/* Every limit in the first 300 bytes, then at random. */
+		for (size_t l = 0; l <= 300 && l <= slen; l++)
+			d32lut_agree(stream, stream + l, stream + slen, lut);
+		for (int k = 0; k < 300; k++) {
+			size_t off = (size_t)rand() % 70, l = off + (size_t)rand() % (slen - off + 1);
+			d32lut_agree(stream + off, stream + l, stream + slen, lut);
+		}
+	}
+	/* Long, overlong and cut varints everywhere, as the decode tests make them. */
+	for (size_t len = 1; len <= 40; len++)
+		for (size_t at = 0; at < 100; at++) {
+			memset(stream, 0x01, sizeof stream);
+			memset(stream + at, 0xff, len);
+			d32lut_agree(stream, stream + 160, stream + 300, lut);
+			d32lut_agree(stream, stream + at + len / 2, stream + 300, lut);
+		}
+}
+
+Test(simd, decode32_lut_never_reads_past_the_end)
+{
+	load_wide();
+	static uint8_t stream[MAXN];
+	uint8_t lut[64];
+	for (int i = 0; i < 64; i++)
+		lut[i] = (uint8_t)i;
+	srand(47);
+	size_t slen = random_stream(stream, sizeof stream, 400, 1);
+	for (size_t len = 0; len <= 300 && len <= slen; len++) {
+		uint8_t *p = guarded(len);
+		memcpy(p, stream + slen - len, len);
+		d32lut_agree(p, p + len, p + len, lut);
+		d32lut_agree(p, p + len / 2, p + len, lut);
+	}
+}
