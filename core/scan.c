@@ -878,6 +878,62 @@ static ALWAYS_INLINE int fast_event(walk *k, fstate *f, const uint32_t *v, uint6
 	return 0;
 }
 
+/*
+ * The hot loop of walk_v2_fast, a function of its own with no call in
+ * it, so that its values stay in registers: the events from iv while
+ * iv + WALK_CARRY <= lim, up to the first that it leaves to fast_event
+ * (a rare or creating class, a bad type, a value that does not fit, a
+ * slice that may enter the heap), before which it stops. Returns the
+ * position it stopped at; *events counts those it applied.
+ */
+static __attribute__((noinline)) size_t fast_hot(fstate *f, const uint32_t *V, const uint8_t *S, size_t iv,
+						 size_t lim, uint64_t whole, const uint8_t *fcls, uint32_t gen,
+						 uint64_t *events)
+{
+	int64_t g = f->g, p = f->p, last = f->last, start = f->start, slice_p = f->slice_p, raw = f->raw;
+	const int64_t thr = f->thr;
+	uint64_t start_ev = f->start_ev, open = f->open, nsl = f->nslices, n = 0;
+	(void)gen;
+	while (iv + WALK_CARRY <= lim) {
+		const uint32_t *v = V + iv;
+		const unsigned stp = S[iv];
+		const uint32_t type = v[0], ts = v[1], a0 = v[2];
+		const unsigned cls = fcls[type];
+		if (__builtin_expect(!stp || (cls & (F_RARE | F_CREATE)) || ts == GTR_UVARINT32_LONG ||
+				     (a0 == GTR_UVARINT32_LONG && (cls & F_GSET)), 0))
+			break;
+		const int64_t nraw = (int64_t)((uint64_t)raw + ts * whole);
+		const int64_t t = nraw > last ? nraw : last + 1;
+		const int64_t id = (cls & F_IDA0) ? (int64_t)a0 : g;
+		const int run = (cls & F_RUN) != 0;
+		const int end = (cls & F_TR) && open && (run ? id != g : id == g);
+		const int begin = run && !(open && id == g);
+		if (__builtin_expect(end && (t < start ? start : t) - start >= thr, 0))
+			break;
+		raw = nraw;
+		last = t;
+		nsl += (uint64_t)end;
+		open = (uint64_t)((open && !end) || begin);
+		start = begin ? t : start;
+		slice_p = begin ? p : slice_p;
+		start_ev = begin ? type : start_ev;
+		g = begin || (cls & F_GSET) ? id : g;
+		g = (cls & F_GCLR) ? -1 : g;
+		iv += stp;
+		n++;
+	}
+	f->g = g;
+	f->last = last;
+	f->start = start;
+	f->slice_p = slice_p;
+	f->raw = raw;
+	f->start_ev = start_ev;
+	f->open = open;
+	f->nslices = nsl;
+	*events += n;
+	return iv;
+}
+
 /* Pass 1 over stream k->si: 0, FAST_RETRY, or a negative error. */
 static int walk_v2_fast(walk *k, gtr_error *err)
 {
@@ -923,17 +979,20 @@ static int walk_v2_fast(walk *k, gtr_error *err)
 				nv -= iv;
 				iv = 0;
 				const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
-				size_t cnt = kn->uvarint_marks(p, ce, w->bits);
-				ptrdiff_t r = cnt ? kn->uvarint_decode32_n(p, end, V + nv, cnt) : -1;
-				if (r <= 0)
+				size_t used;
+				ptrdiff_t cnt = kn->uvarint_decode32_lut(p, ce, end, s->fstep, V + nv, S + nv, &used);
+				if (cnt <= 0)
 					return FAST_RETRY;
-				kn->lut64_u32(V + nv, cnt, s->fstep, S + nv);
-				p += r;
-				nv += cnt;
+				p += used;
+				nv += (size_t)cnt;
 				memset(V + nv, 0, WALK_CARRY * sizeof *V);
 			}
-			/* Events whose values are all here. */
+			/* Events whose values are all here: the hot loop, and
+			 * fast_event for one where it stops. */
 			while (iv + WALK_CARRY <= nv) {
+				iv = fast_hot(&f, V, S, iv, nv, whole, s->fcls, k->gen, &events);
+				if (iv + WALK_CARRY > nv)
+					break;
 				const unsigned stp = S[iv];
 				if (stp == 0)
 					return FAST_RETRY;
