@@ -141,6 +141,23 @@ static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, 
 			for (size_t i = 0; i < STREAM_VALUES; i += 2048)
 				k->lut64_u32(v + i, 2048, lut, (uint8_t *)bits + i);
 			acc += ((uint8_t *)bits)[0];
+		} else if (strcmp(kernel, "decode32_lut") == 0) {
+			/* As the v2 walk calls it: windows of 2048 bytes. */
+			static const uint8_t lut[64] = {1, 2, 3, 4, 5, 6, 7};
+			uint32_t *out32 = (uint32_t *)(void *)out;
+			size_t nv = 0;
+			while (p < end) {
+				const uint8_t *lim = end - p > 2048 ? p + 2048 : end;
+				size_t used;
+				ptrdiff_t c = k->uvarint_decode32_lut(p, lim, end, lut, out32 + nv, (uint8_t *)bits + nv, &used);
+				if (c <= 0) {
+					fprintf(stderr, "kernels: decode32_lut/%s failed (%td)\n", gtr_isa_name(k->isa), c);
+					exit(1);
+				}
+				p += used;
+				nv += (size_t)c;
+			}
+			acc += nv + out32[0];
 		} else {
 			uint32_t *out32 = (uint32_t *)(void *)out;
 			while (left) {
@@ -169,7 +186,7 @@ static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, 
 int main(void)
 {
 	static const char *const shapes[] = {"trace", "small", "wide"};
-	static const char *const kernels[] = {"skip", "decode_n", "decode32_n", "marks", "lut64"};
+	static const char *const kernels[] = {"skip", "decode_n", "decode32_n", "marks", "lut64", "decode32_lut"};
 	static const size_t per_calls[] = {1, 4, 16, 0};
 	uint8_t *buf = malloc((size_t)STREAM_VALUES * 10);
 	uint64_t *out = malloc((size_t)STREAM_VALUES * sizeof *out);
@@ -184,7 +201,8 @@ int main(void)
 	for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
 		size_t len = make_stream(buf, shapes[s]);
 		for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
-			int marks = strcmp(kernels[kk], "marks") == 0 || strcmp(kernels[kk], "lut64") == 0;
+			int marks = strcmp(kernels[kk], "marks") == 0 || strcmp(kernels[kk], "lut64") == 0 ||
+				    strcmp(kernels[kk], "decode32_lut") == 0;
 			for (size_t pc = 0; pc < sizeof per_calls / sizeof *per_calls; pc++) {
 				size_t per_call = per_calls[pc] ? per_calls[pc] : STREAM_VALUES;
 				if (marks && per_calls[pc])

@@ -525,9 +525,25 @@ TARGET_AVX512 ptrdiff_t gtr_uvarint_decode32_lut_avx512(const uint8_t *p, const 
 		if (t == 0)
 			break; /* nothing ends before lim here, or a run of 64: the reference says */
 		unsigned span = 64 - (unsigned)__builtin_clzll(t);
-		if (runs8(c) & below(span))
-			break; /* a varint of 9 bytes or more: the reference takes it */
 		size_t take = (size_t)__builtin_popcountll(t);
+		uint64_t bad = runs8(c) & below(span);
+		if (bad) {
+			/* A varint of 9 bytes or more: the block takes those
+			 * before it, the reference that one (it ends before
+			 * lim, at the first end in t). */
+			take = (size_t)__builtin_popcountll(t & below((unsigned)__builtin_ctzll(bad)));
+			if (take == 0) {
+				size_t u;
+				ptrdiff_t r = gtr_uvarint_decode32_lut_scalar(q, q + __builtin_ctzll(t) + 1, end, lut,
+									     out + n, steps + n, &u);
+				if (r < 0)
+					return r;
+				n += (size_t)r;
+				q += u;
+				continue;
+			}
+			span = select_avx512(t, take) + 1;
+		}
 		decode_block32_lut_avx512(q, t, take, out + n, steps + n, tab);
 		n += take;
 		q += span;
