@@ -191,7 +191,8 @@ int main(void)
 	uint8_t *buf = malloc((size_t)STREAM_VALUES * 10);
 	uint64_t *out = malloc((size_t)STREAM_VALUES * sizeof *out);
 	uint64_t *bits = malloc(((size_t)STREAM_VALUES * 10 / 64 + 1) * sizeof *bits);
-	if (!buf || !out || !bits)
+	uint8_t *lens = malloc((size_t)STREAM_VALUES * 10); /* a length per byte of buf */
+	if (!buf || !out || !bits || !lens)
 		return 1;
 	gtr_kernels ks[GTR_ISA_COUNT];
 	int nk = 0;
@@ -244,7 +245,6 @@ int main(void)
 		/* The lengths of the records at every byte, 4 KiB of them a call,
 		 * and a walk that steps by them. */
 		for (int i = 0; i < nk; i++) {
-			uint8_t *lens = (uint8_t *)bits;
 			double best = 1e9;
 			size_t walked = 0;
 			for (int r = 0; r < ROUNDS; r++) {
@@ -272,5 +272,6 @@ int main(void)
 	free(buf);
 	free(out);
 	free(bits);
+	free(lens);
 	return 0;
 }
