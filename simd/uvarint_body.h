@@ -213,6 +213,75 @@ static __attribute__((noinline)) ISA_TARGET int PER_ISA(walk_other)(const uint8_
 	return 1;
 }
 
+#ifdef ISA_LENS
+/* The first value of a list whose length is one byte, if it ends in its
+ * first 8 bytes and before the list does. */
+static inline ISA_TARGET int PER_ISA(list_first)(const uint8_t *r, uint64_t *first)
+{
+	const uint64_t x = gtr_load64(r + 2), e = ~x & UINT64_C(0x8080808080808080);
+	if (e == 0 || (unsigned)__builtin_ctzll(e) >> 3 >= r[1])
+		return 0;
+	*first = PER_ISA(value8)(x, (unsigned)__builtin_ctzll(e));
+	return 1;
+}
+
+/*
+ * With a fast record_lens, the walk steps by the lengths it computes for
+ * a chunk of bytes ahead: one load from one record to the next. The
+ * chunk starts small and doubles while the walk goes through it whole,
+ * so that a run of records that stops early wastes little. A record the
+ * lengths do not give, or that the walk below would not take whole (more
+ * than GTR_WALK_MAXVALS values, more than GTR_WALK_SPAN bytes after the
+ * tag, a list whose first value is not in its first 8 bytes) goes to
+ * walk_other, which decides as the walk does.
+ */
+ISA_TARGET size_t KERNEL(walk)(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
+			       gtr_walk_sums *sums, size_t *nrec)
+{
+	uint8_t lens[4096];
+	const uint8_t *q = p;
+	uint64_t sum = sums->sum, lo = sums->min, hi = sums->max;
+	size_t recs = 0, chunk = 256;
+	while (end - q >= GTR_PAD) {
+		const size_t starts = (size_t)(end - q) - GTR_PAD + 1, n = starts < chunk ? starts : chunk;
+		PER_ISA(gtr_record_lens)(q, n, end, nvals, lens);
+		size_t i = 0;
+		while (i < n) {
+			const uint8_t *r = q + i;
+			const unsigned l = lens[i], tag = r[0];
+			uint64_t first;
+			size_t size;
+			const unsigned nv = nvals[tag];
+			if (__builtin_expect(l - 1u <= GTR_WALK_SPAN && nv - 1u < GTR_WALK_MAXVALS, 1)) {
+				const uint64_t x = gtr_load64(r + 1);
+				first = PER_ISA(value8)(x, (unsigned)__builtin_ctzll(~x & UINT64_C(0x8080808080808080)));
+				size = l;
+			} else if (l && nv == GTR_WALK_LIST && PER_ISA(list_first)(r, &first)) {
+				size = l; /* a list with a one-byte length */
+			} else if (!PER_ISA(walk_other)(r, end, nv, &first, &size)) {
+				q = r;
+				goto out;
+			}
+			sum += first;
+			lo = sum < lo ? sum : lo;
+			hi = sum > hi ? sum : hi;
+			sums->count[tag]++;
+			sums->bytes[tag] += size;
+			i += size;
+			recs++;
+		}
+		q += i;
+		if (chunk < sizeof lens)
+			chunk *= 2;
+	}
+out:
+	sums->sum = sum;
+	sums->min = lo;
+	sums->max = hi;
+	*nrec = recs;
+	return (size_t)(q - p);
+}
+#else
 ISA_TARGET size_t KERNEL(walk)(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			       gtr_walk_sums *sums, size_t *nrec)
 {
@@ -251,3 +320,4 @@ ISA_TARGET size_t KERNEL(walk)(const uint8_t *p, const uint8_t *end, const uint8
 	*nrec = recs;
 	return (size_t)(q - p);
 }
+#endif

@@ -663,10 +663,12 @@ static inline TARGET_AVX512 unsigned select8_avx512(uint64_t x, unsigned n)
 #define ISA_TARGET TARGET_AVX512
 #define ISA_WINDOW (~UINT64_C(0))
 #define ISA_WINDOW32 (~UINT64_C(0))
+#define ISA_LENS
 #include "uvarint_body.h"
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
 #undef ISA_WINDOW32
+#undef ISA_LENS
 
 #endif
