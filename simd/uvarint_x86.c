@@ -476,10 +476,19 @@ static inline TARGET_AVX512 void decode_block32_lut_avx512(const uint8_t *q, uin
 					      0x00000000);
 	const __m512i byte = _mm512_set1_epi32(0x03020100);
 	const __m512i low = _mm512_set1_epi32(0xff);
-	const __m512i c64 = _mm512_set1_epi32(64);
+	const __m512i c64 = _mm512_set1_epi8(64);
 	__m512i blk = _mm512_loadu_si512((const void *)q);
 	__m512i starts = _mm512_maskz_compress_epi8(t << 1 | 1, iota);
 	__m512i ends = _mm512_maskz_compress_epi8(t, iota);
+	/* A value below 64 is a varint of one byte below 64, unless a longer
+	 * one ends in a zero byte (an overlong one): the table takes the
+	 * first byte of each varint, all of the block's at once, if none does. */
+	const int overlong = (_mm512_test_epi8_mask(blk, blk) | ~(~t << 1) | ~t) != ~UINT64_C(0);
+	if (!overlong) {
+		__m512i first = _mm512_permutexvar_epi8(starts, blk);
+		_mm512_mask_storeu_epi8(steps, take >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << take) - 1,
+					_mm512_maskz_permutexvar_epi8(_mm512_cmplt_epu8_mask(first, c64), first, tab));
+	}
 	for (size_t g = 0; g * 16 < take; g++) {
 		__m512i sel = _mm512_add_epi8(lane, _mm512_set1_epi8((char)(16 * g)));
 		__m512i st = _mm512_permutexvar_epi8(sel, starts), en = _mm512_permutexvar_epi8(sel, ends);
@@ -507,9 +516,11 @@ static inline TARGET_AVX512 void decode_block32_lut_avx512(const uint8_t *q, uin
 		size_t r = take - g * 16;
 		__mmask16 keep = (__mmask16)(r >= 16 ? 0xffff : (1u << r) - 1);
 		_mm512_mask_storeu_epi32(out + g * 16, keep, x);
-		__mmask16 small = _mm512_cmplt_epu32_mask(x, c64);
-		__m512i b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(x));
-		_mm512_mask_storeu_epi8(steps + g * 16, keep, _mm512_maskz_permutexvar_epi8((__mmask64)small, b, tab));
+		if (overlong) {
+			__mmask16 small = _mm512_cmplt_epu32_mask(x, _mm512_set1_epi32(64));
+			__m512i b = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(x));
+			_mm512_mask_storeu_epi8(steps + g * 16, keep, _mm512_maskz_permutexvar_epi8((__mmask64)small, b, tab));
+		}
 	}
 }
 

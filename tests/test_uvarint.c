@@ -818,6 +818,17 @@ Test(simd, decode32_lut_agrees_with_its_parts)
 			d32lut_agree(stream, stream + 160, stream + 300, lut);
 			d32lut_agree(stream, stream + at + len / 2, stream + 300, lut);
 		}
+	/* Values below 64 written in 2 to 9 bytes (0x80 | v, 0x80..., 0x00):
+	 * the table takes the value, not the first byte. */
+	for (size_t len = 2; len <= 9; len++)
+		for (size_t at = 0; at < 100; at++) {
+			for (size_t i = 0; i < 300; i++)
+				stream[i] = (uint8_t)(i % 64);
+			stream[at] = (uint8_t)(0x80 | at % 64);
+			memset(stream + at + 1, 0x80, len - 2);
+			stream[at + len - 1] = 0x00;
+			d32lut_agree(stream, stream + 200, stream + 300, lut);
+		}
 }
 
 Test(simd, decode32_lut_never_reads_past_the_end)
