@@ -1044,7 +1044,7 @@ static void mstate_init(mstate *st)
 	st->g = st->p = -1;
 }
 
-static int last_batch(scan *s, size_t j, gtr_error *err);
+static int last_batch(scan *s, worker *w, size_t j, gtr_error *err);
 static int cpu_batch(scan *s, size_t j, gtr_error *err);
 
 static void *work(void *arg)
@@ -1058,7 +1058,7 @@ static void *work(void *arg)
 		if (j >= n)
 			break;
 		if (s->pass == MODE_ENDS) {
-			int rc = j < s->ix->nms ? last_batch(s, j, &w->err)
+			int rc = j < s->ix->nms ? last_batch(s, w, j, &w->err)
 						: cpu_batch(s, j - s->ix->nms, &w->err);
 			if (rc < 0) {
 				w->rc = rc;
@@ -1267,7 +1267,68 @@ static inline int64_t tick_from(int64_t last, int64_t raw)
 	return last == INT64_MIN || raw > last ? raw : last + 1;
 }
 
-static int last_batch(scan *s, size_t j, gtr_error *err)
+/* The ticks of an event in the walk: a switch is three events, a
+ * GoDestroySyscall on a P two (counted as one here). */
+static inline unsigned end_ticks(unsigned type)
+{
+	return type == GTR_V2_EV_GO_SWITCH || type == GTR_V2_EV_GO_SWITCH_DESTROY ? 3 : 1;
+}
+
+/*
+ * last_batch by the fast walk's decoding, which reads the times alone:
+ * 0 with *pn and *ppeak as the cursor's loop gives them, or FAST_RETRY
+ * for anything else (the cursor then reads the batch, and says what is
+ * wrong with it, if anything is).
+ */
+static int last_batch_fast(scan *s, worker *w, const gtr_v2_batch *bt, double npt, uint64_t *pn,
+			   int64_t *ppeak)
+{
+	if (!(npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt))
+		return FAST_RETRY;
+	const uint64_t whole = (uint64_t)npt;
+	const int64_t base = ns_of(npt, bt->time);
+	const gtr_kernels *kn = &s->t->kernels;
+	const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
+	uint32_t *V = w->v32;
+	uint8_t *S = w->step;
+	size_t iv = 0, nv = 0;
+	int64_t last = 0, peak = INT64_MIN;
+	uint64_t n = 0;
+	for (;;) {
+		while (nv - iv < WALK_CARRY && p < end) {
+			memmove(V, V + iv, (nv - iv) * sizeof *V);
+			memmove(S, S + iv, nv - iv);
+			nv -= iv;
+			iv = 0;
+			const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
+			size_t used;
+			ptrdiff_t cnt = kn->uvarint_decode32_lut(p, ce, end, s->fstep, V + nv, S + nv, &used);
+			if (cnt <= 0)
+				return FAST_RETRY;
+			p += used;
+			nv += (size_t)cnt;
+		}
+		if (iv == nv)
+			break;
+		const unsigned stp = S[iv];
+		if (stp == 0 || iv + stp > nv || V[iv + 1] == GTR_UVARINT32_LONG)
+			return FAST_RETRY;
+		/* The cursor's times: a zero running time re-reads the base. */
+		if (last == 0)
+			last = base;
+		last = (int64_t)((uint64_t)V[iv + 1] * whole + (uint64_t)last);
+		const unsigned k = end_ticks(V[iv]);
+		for (unsigned i = 0; i < k; i++)
+			peak = tick_from(peak, last);
+		n += k;
+		iv += stp;
+	}
+	*pn = n;
+	*ppeak = peak;
+	return 0;
+}
+
+static int last_batch(scan *s, worker *w, size_t j, gtr_error *err)
 {
 	const gtr_v2_index *ix = s->ix;
 	const gtr_v2_mbatches *mb = &ix->ms[j];
@@ -1275,18 +1336,18 @@ static int last_batch(scan *s, size_t j, gtr_error *err)
 	s->endpeak[j] = INT64_MIN;
 	if (!mb->n)
 		return 0;
+	const size_t bi = ix->mb[mb->first + mb->n - 1];
+	const double npt = ix->gens[s->gen_of[j]].ns_per_tick;
+	if (s->fast && last_batch_fast(s, w, &ix->batches[bi], npt, &s->endn[j], &s->endpeak[j]) == 0)
+		return 0;
 	gtr_v2_cursor c;
 	gtr_v2_raw ev;
 	int64_t peak = INT64_MIN;
 	uint64_t n = 0;
 	int rc;
-	gtr_v2_cursor_init(&c, s->t, ix->mb[mb->first + mb->n - 1],
-			   ix->gens[s->gen_of[j]].ns_per_tick);
+	gtr_v2_cursor_init(&c, s->t, bi, npt);
 	while ((rc = gtr_v2_cursor_next(&c, &ev, err)) > 0) {
-		/* The walk's ticks: a switch is three events, a
-		 * GoDestroySyscall on a P two (counted as one here). */
-		unsigned k = ev.type == GTR_V2_EV_GO_SWITCH || ev.type == GTR_V2_EV_GO_SWITCH_DESTROY
-				     ? 3 : 1;
+		const unsigned k = end_ticks(ev.type);
 		for (unsigned i = 0; i < k; i++)
 			peak = tick_from(peak, ev.time);
 		n += k;
