@@ -528,3 +528,28 @@ void gtr_map_close(gtr_map *m)
 		munmap(m->base, m->maplen);
 	memset(m, 0, sizeof *m);
 }
+
+static void *prefault_run(void *arg)
+{
+	const gtr_prefault *pf = arg;
+	volatile uint8_t sink = 0;
+	for (size_t o = 0; o < pf->n; o += (size_t)16 << 10)
+		sink ^= pf->p[o];
+	(void)sink;
+	return NULL;
+}
+
+int gtr_prefault_start(gtr_prefault *pf, const void *p, size_t n)
+{
+	pf->p = p;
+	pf->n = n;
+	pf->running = n > 0 && pthread_create(&pf->thread, NULL, prefault_run, pf) == 0;
+	return pf->running ? 0 : -1;
+}
+
+void gtr_prefault_join(gtr_prefault *pf)
+{
+	if (pf->running)
+		pthread_join(pf->thread, NULL);
+	pf->running = 0;
+}

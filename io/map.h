@@ -22,6 +22,7 @@
 #ifndef GTR_IO_MAP_H
 #define GTR_IO_MAP_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,5 +72,23 @@ int gtr_map_open_flags(gtr_map *m, const char *path, gtr_io_mode mode, unsigned 
 
 /* Releases the span; safe on a zeroed or already closed map. */
 void gtr_map_close(gtr_map *m);
+
+/*
+ * Reading a mapped file faults its pages in (a few pages a fault); a
+ * thread that reads ahead of another takes those faults for it. A
+ * prefault reads one byte in every 16 KiB of [p, p + n) on a thread of
+ * its own, from gtr_prefault_start to gtr_prefault_join. Nothing is
+ * written. Start returns 0, or -1 when no thread could be made (join is
+ * then a no-op).
+ */
+typedef struct gtr_prefault {
+	const uint8_t *p;
+	size_t n;
+	int running;
+	pthread_t thread;
+} gtr_prefault;
+
+int gtr_prefault_start(gtr_prefault *pf, const void *p, size_t n);
+void gtr_prefault_join(gtr_prefault *pf);
 
 #endif
