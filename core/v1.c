@@ -545,8 +545,8 @@ static int build_pass(gtr_trace *t, gtr_v1_index *x, vstate *ps, gtr_error *err)
 		ps->index = index;                                                         \
 	} while (0)
 
-loop:
 	const unsigned batch_tag = GTR_V1_BATCH | (t->specs[GTR_V1_BATCH].nargs - lead) << 6;
+loop:
 	while (pos < size && (pos < ps->to || (ps->to_batch && d[pos] != batch_tag))) {
 		if (ws && walk[d[pos]] && batch >= 0 && b.have_ticks && size - pos >= GTR_PAD) {
 			size_t nrec;

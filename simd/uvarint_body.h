@@ -9,13 +9,16 @@
  *                (the per-lane paths load 8 bytes at a varint's start, so
  *                they stop at byte 56 to stay inside the block);
  *   ISA_WINDOW32 the same for decode32;
+ *   ISA_LENS     (optional) the record walk steps by gtr_record_lens_ISA, the
+ *                lengths of a block's records, instead of one at a time;
  * and the per-ISA functions cont64_ISA (the continuation bits of 64 bytes),
  * select_ISA (the position of the k-th set bit), decode_block_ISA
  * (values of `take` varints of at most 8 bytes), decode_block32_ISA (the
  * same as 32-bit values, GTR_UVARINT32_LONG where one does not fit), and for the record walk
- * select8_ISA and select16_ISA (the position of the n-th set bit, n <= 4,
- * of 64 or 16 bits: 64, or 16 or more, when there are fewer) and
- * value8_ISA (one varint of at most 8 bytes whose last byte is known).
+ * select8_ISA (not with ISA_LENS) and select16_ISA (the position of the
+ * n-th set bit, n <= 4, of 64 or 16 bits: 64, or 16 or more, when there
+ * are fewer) and value8_ISA (one varint of at most 8 bytes whose last byte
+ * is known).
  *
  * Every kernel works on GTR_PAD-byte blocks that start at a varint's
  * first byte, and only while a whole block lies before `end`. A call

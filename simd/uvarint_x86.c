@@ -665,11 +665,6 @@ static inline TARGET_AVX512 uint64_t value8_avx512(uint64_t x, unsigned bit)
 	return _pext_u64(_bzhi_u64(x, bit + 1), UINT64_C(0x7f7f7f7f7f7f7f7f));
 }
 
-static inline TARGET_AVX512 unsigned select8_avx512(uint64_t x, unsigned n)
-{
-	return (unsigned)_tzcnt_u64(_pdep_u64(UINT64_C(1) << (n - 1), x));
-}
-
 #define ISA avx512
 #define ISA_TARGET TARGET_AVX512
 #define ISA_WINDOW (~UINT64_C(0))
