@@ -102,16 +102,17 @@ static inline unsigned select_loop(uint64_t t, size_t k)
  * The squeeze of one 64-bit lane holding a varint's first 8 bytes: keep
  * the bytes up to the first one below 0x80 (y ^ (y - 1) is every bit up
  * to the lowest terminator flag), drop the flags, then join 7-bit groups
- * into 14, 28 and 56 bits. Written once for each vector width.
+ * into 14 and 28 bits with two multiply-adds (byte pairs times 1 and 128,
+ * the masked bytes being the signed operand below 128; 14-bit pairs times
+ * 1 and 16384) and the two 28-bit halves into 56 bits. Written once for
+ * each vector width.
  */
-#define SQUEEZE(T, V, and, or, sub, srl, set1)                                        \
+#define SQUEEZE(T, V, and, or, sub, srl, maddubs, madd, set1)                           \
 	do {                                                                           \
 		T y_ = and(set1(0x8080808080808080), ~(V));                            \
 		(V) = and(and((V), set1(0x7f7f7f7f7f7f7f7f)), y_ ^ sub(y_, set1(1)));  \
-		(V) = or(and((V), set1(0x007f007f007f007f)),                           \
-			 and(srl((V), 1), set1(0x3f803f803f803f80)));                  \
-		(V) = or(and((V), set1(0x00003fff00003fff)),                           \
-			 and(srl((V), 2), set1(0x0fffc0000fffc000)));                  \
+		(V) = maddubs(set1(0x8001800180018001), (V));                          \
+		(V) = madd((V), set1(0x4000000140000001));                             \
 		(V) = or(and((V), set1(0x000000000fffffff)),                           \
 			 and(srl((V), 4), set1(0x00fffffff0000000)));                  \
 	} while (0)
@@ -159,7 +160,8 @@ static inline TARGET_SSE4 unsigned select_sse4(uint64_t t, size_t k)
 
 static inline TARGET_SSE4 __m128i squeeze_sse4(__m128i x)
 {
-	SQUEEZE(__m128i, x, _mm_and_si128, _mm_or_si128, _mm_sub_epi64, _mm_srli_epi64, S128);
+	SQUEEZE(__m128i, x, _mm_and_si128, _mm_or_si128, _mm_sub_epi64, _mm_srli_epi64, _mm_maddubs_epi16,
+		_mm_madd_epi16, S128);
 	return x;
 }
 
@@ -271,7 +273,8 @@ static inline TARGET_AVX2 unsigned select_avx2(uint64_t t, size_t k)
 
 static inline TARGET_AVX2 __m256i squeeze_avx2(__m256i x)
 {
-	SQUEEZE(__m256i, x, _mm256_and_si256, _mm256_or_si256, _mm256_sub_epi64, _mm256_srli_epi64, S256);
+	SQUEEZE(__m256i, x, _mm256_and_si256, _mm256_or_si256, _mm256_sub_epi64, _mm256_srli_epi64,
+		_mm256_maddubs_epi16, _mm256_madd_epi16, S256);
 	return x;
 }
 
@@ -385,9 +388,20 @@ static inline TARGET_AVX512 unsigned select_avx512(uint64_t t, size_t k)
 	return (unsigned)__builtin_ctzll(_pdep_u64(UINT64_C(1) << (k - 1), t));
 }
 
+/* The 7-bit groups of the 4 bytes of each 32-bit lane, low byte first,
+ * as one 28-bit value: two multiply-adds, bytes to 14-bit pairs, pairs to
+ * 28 bits (the masked bytes are below 128, the signed operand). */
+static inline TARGET_AVX512 __m512i squeeze32_avx512(__m512i x)
+{
+	x = _mm512_and_si512(x, _mm512_set1_epi32(0x7f7f7f7f));
+	x = _mm512_maddubs_epi16(_mm512_set1_epi16((short)0x8001), x);
+	return _mm512_madd_epi16(x, _mm512_set1_epi32(0x40000001));
+}
+
 static inline TARGET_AVX512 __m512i squeeze_avx512(__m512i x)
 {
-	SQUEEZE(__m512i, x, _mm512_and_si512, _mm512_or_si512, _mm512_sub_epi64, _mm512_srli_epi64, S512);
+	SQUEEZE(__m512i, x, _mm512_and_si512, _mm512_or_si512, _mm512_sub_epi64, _mm512_srli_epi64,
+		_mm512_maddubs_epi16, _mm512_madd_epi16, S512);
 	return x;
 }
 
@@ -437,11 +451,7 @@ static inline TARGET_AVX512 void decode_block32_avx512(const uint8_t *q, uint64_
 		__m512i st = _mm512_permutexvar_epi8(sel, starts), en = _mm512_permutexvar_epi8(sel, ends);
 		__m512i idx = _mm512_add_epi8(st, byte);
 		__m512i x = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, en), idx, blk);
-		x = _mm512_and_si512(x, _mm512_set1_epi32(0x7f7f7f7f));
-		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x007f007f)),
-				    _mm512_and_si512(_mm512_srli_epi32(x, 1), _mm512_set1_epi32(0x3f803f80)));
-		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x00003fff)),
-				    _mm512_and_si512(_mm512_srli_epi32(x, 2), _mm512_set1_epi32(0x0fffc000)));
+		x = squeeze32_avx512(x);
 		/* Five bytes or more (end - start >= 4): bytes 4 to 7 give bits
 		 * 28 and up; the value fits if no more than 4 of them are set. */
 		__mmask16 lng = _mm512_cmpgt_epu32_mask(_mm512_and_si512(_mm512_sub_epi8(en, st), low),
@@ -449,11 +459,7 @@ static inline TARGET_AVX512 void decode_block32_avx512(const uint8_t *q, uint64_
 		if (lng) {
 			__m512i idx2 = _mm512_add_epi8(st, _mm512_set1_epi32(0x07060504));
 			__m512i y = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx2, en), idx2, blk);
-			y = _mm512_and_si512(y, _mm512_set1_epi32(0x7f7f7f7f));
-			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x007f007f)),
-					    _mm512_and_si512(_mm512_srli_epi32(y, 1), _mm512_set1_epi32(0x3f803f80)));
-			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x00003fff)),
-					    _mm512_and_si512(_mm512_srli_epi32(y, 2), _mm512_set1_epi32(0x0fffc000)));
+			y = squeeze32_avx512(y);
 			x = _mm512_mask_or_epi32(x, lng, x, _mm512_slli_epi32(y, 28));
 			__mmask16 big = _mm512_mask_cmpgt_epu32_mask(lng, y, _mm512_set1_epi32(15));
 			x = _mm512_mask_mov_epi32(x, big, _mm512_set1_epi32(-1));
@@ -494,21 +500,13 @@ static inline TARGET_AVX512 void decode_block32_lut_avx512(const uint8_t *q, uin
 		__m512i st = _mm512_permutexvar_epi8(sel, starts), en = _mm512_permutexvar_epi8(sel, ends);
 		__m512i idx = _mm512_add_epi8(st, byte);
 		__m512i x = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx, en), idx, blk);
-		x = _mm512_and_si512(x, _mm512_set1_epi32(0x7f7f7f7f));
-		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x007f007f)),
-				    _mm512_and_si512(_mm512_srli_epi32(x, 1), _mm512_set1_epi32(0x3f803f80)));
-		x = _mm512_or_si512(_mm512_and_si512(x, _mm512_set1_epi32(0x00003fff)),
-				    _mm512_and_si512(_mm512_srli_epi32(x, 2), _mm512_set1_epi32(0x0fffc000)));
+		x = squeeze32_avx512(x);
 		__mmask16 lng = _mm512_cmpgt_epu32_mask(_mm512_and_si512(_mm512_sub_epi8(en, st), low),
 							_mm512_set1_epi32(3));
 		if (lng) {
 			__m512i idx2 = _mm512_add_epi8(st, _mm512_set1_epi32(0x07060504));
 			__m512i y = _mm512_maskz_permutexvar_epi8(_mm512_cmple_epu8_mask(idx2, en), idx2, blk);
-			y = _mm512_and_si512(y, _mm512_set1_epi32(0x7f7f7f7f));
-			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x007f007f)),
-					    _mm512_and_si512(_mm512_srli_epi32(y, 1), _mm512_set1_epi32(0x3f803f80)));
-			y = _mm512_or_si512(_mm512_and_si512(y, _mm512_set1_epi32(0x00003fff)),
-					    _mm512_and_si512(_mm512_srli_epi32(y, 2), _mm512_set1_epi32(0x0fffc000)));
+			y = squeeze32_avx512(y);
 			x = _mm512_mask_or_epi32(x, lng, x, _mm512_slli_epi32(y, 28));
 			__mmask16 big = _mm512_mask_cmpgt_epu32_mask(lng, y, _mm512_set1_epi32(15));
 			x = _mm512_mask_mov_epi32(x, big, _mm512_set1_epi32(-1));
