@@ -32,10 +32,11 @@ gtr_isa gtr_isa_detect(void)
 		return GTR_ISA_SSE4;
 	int bmi1 = (b >> 3) & 1, avx2 = (b >> 5) & 1, bmi2 = (b >> 8) & 1;
 	int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1;
-	int vbmi = (c >> 1) & 1, vbmi2 = (c >> 6) & 1;
-	/* The AVX-512 kernels permute and compress bytes: VBMI and VBMI2
-	 * (Ice Lake, Zen 4 and later). Skylake-X gets the AVX2 ones. */
-	if (zmm_ok && avx512f && avx512bw && vbmi && vbmi2 && bmi1 && bmi2)
+	int vbmi = (c >> 1) & 1, vbmi2 = (c >> 6) & 1, bitalg = (c >> 12) & 1, vpopcntdq = (c >> 14) & 1;
+	/* The AVX-512 kernels permute, compress and count bits of bytes:
+	 * VBMI, VBMI2, BITALG and VPOPCNTDQ (Ice Lake, Zen 4 and later).
+	 * Skylake-X gets the AVX2 ones. */
+	if (zmm_ok && avx512f && avx512bw && vbmi && vbmi2 && bitalg && vpopcntdq && bmi1 && bmi2)
 		return GTR_ISA_AVX512;
 	if (ymm_ok && avx2 && bmi1 && bmi2)
 		return GTR_ISA_AVX2;

@@ -38,7 +38,7 @@ const char *gtr_isa_name(gtr_isa isa);
  * Best ISA that both the CPU and the OS support (cpuid and XCR0):
  *   sse4    SSE4.1 and POPCNT
  *   avx2    AVX2, BMI1 and BMI2, with YMM state saved by the OS
- *   avx512  AVX-512 F, BW, VBMI and VBMI2, BMI1 and BMI2, with ZMM state
+ *   avx512  AVX-512 F, BW, VBMI, VBMI2, BITALG and VPOPCNTDQ, BMI1 and BMI2, with ZMM state
  *           saved by the OS
  */
 gtr_isa gtr_isa_detect(void);

@@ -29,7 +29,8 @@
 #define TARGET_SSE4 __attribute__((target("sse4.1,popcnt")))
 #define TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
 #define TARGET_AVX512 \
-	__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt")))
+	__attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512bitalg,avx512vpopcntdq,bmi,bmi2,"  \
+			       "popcnt")))
 
 #define CAT_(a, b) a##_##b
 #define CAT(a, b) CAT_(a, b)
@@ -596,8 +597,15 @@ TARGET_AVX512 void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint
 	const __m512i one = _mm512_set1_epi8(1);
 	/* Byte 0 of each qword into all of its bytes. */
 	const __m512i bcast = _mm512_set4_epi32(0x08080808, 0x08080808, 0x00000000, 0x00000000);
-	const __m512i sub1 = _mm512_set_epi64(6, 5, 4, 3, 2, 1, 0, 0), sub2 = _mm512_set_epi64(5, 4, 3, 2, 1, 0, 0, 0),
-		      sub4 = _mm512_set_epi64(3, 2, 1, 0, 0, 0, 0, 0);
+	/* Byte k of a qword into all of qword k's bytes; the bits up to each
+	 * byte's place in its qword; the bits below each qword. */
+	const __m512i qbyte = _mm512_set_epi64(0x0707070707070707, 0x0606060606060606, 0x0505050505050505,
+					       0x0404040404040404, 0x0303030303030303, 0x0202020202020202,
+					       0x0101010101010101, 0);
+	const __m512i upto = _mm512_set1_epi64((long long)UINT64_C(0xff7f3f1f0f070301));
+	const __m512i belowq = _mm512_set_epi64(0x00ffffffffffffff, 0x0000ffffffffffff, 0x000000ffffffffff,
+						0x00000000ffffffff, 0x0000000000ffffff, 0x000000000000ffff,
+						0x00000000000000ff, 0);
 	const __m512i t0 = _mm512_loadu_si512((const void *)nvals), t1 = _mm512_loadu_si512((const void *)(nvals + 64)),
 		      t2 = _mm512_loadu_si512((const void *)(nvals + 128)),
 		      t3 = _mm512_loadu_si512((const void *)(nvals + 192));
@@ -619,17 +627,13 @@ TARGET_AVX512 void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint
 		/* Where varints end, in order, over the 128 bytes. */
 		const __m512i ends0 = _mm512_maskz_compress_epi8(e0, iota);
 		const __m512i ends1 = _mm512_maskz_compress_epi8(e1, _mm512_add_epi8(iota, _mm512_set1_epi8(64)));
-		/* rank[i]: the varint ends at or before byte i. */
-		__m512i r = _mm512_maskz_mov_epi8(e0, one);
-		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 8));
-		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 16));
-		r = _mm512_add_epi8(r, _mm512_slli_epi64(r, 32));
-		/* The qwords' totals, summed over those before each (a prefix sum of 8). */
-		__m512i before = _mm512_maskz_permutexvar_epi64(0xfe, sub1, _mm512_srli_epi64(r, 56));
-		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xfe, sub1, before));
-		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xfc, sub2, before));
-		before = _mm512_add_epi64(before, _mm512_maskz_permutexvar_epi64(0xf0, sub4, before));
-		const __m512i rank = _mm512_add_epi8(r, _mm512_shuffle_epi8(before, bcast));
+		/* rank[i]: the varint ends at or before byte i, counted as
+		 * those up to i in its qword's byte of e0 and those in the
+		 * qwords before. */
+		const __m512i e = _mm512_set1_epi64((long long)e0);
+		const __m512i in_q = _mm512_popcnt_epi8(_mm512_and_si512(_mm512_shuffle_epi8(e, qbyte), upto));
+		const __m512i before = _mm512_popcnt_epi64(_mm512_and_si512(e, belowq));
+		const __m512i rank = _mm512_add_epi8(in_q, _mm512_shuffle_epi8(before, bcast));
 		/* Each tag's count of values. */
 		const __m512i lo = _mm512_permutex2var_epi8(t0, b0, t1), hi = _mm512_permutex2var_epi8(t2, b0, t3);
 		const __m512i nv = _mm512_mask_blend_epi8(c0, lo, hi);

@@ -36,7 +36,7 @@ size_t gtr_uvarint_marks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *bi
 size_t gtr_uvarint_walk_avx2(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			     gtr_walk_sums *sums, size_t *nrec);
 
-/* AVX-512 F/BW/VBMI/VBMI2 + BMI1/2: 64-byte compares, byte permutes. */
+/* AVX-512 F/BW/VBMI/VBMI2/BITALG/VPOPCNTDQ + BMI1/2: 64-byte compares, byte permutes. */
 ptrdiff_t gtr_uvarint_skip_avx512(const uint8_t *p, const uint8_t *end, size_t n);
 ptrdiff_t gtr_uvarint_decode_n_avx512(const uint8_t *p, const uint8_t *end, uint64_t *out, size_t n);
 ptrdiff_t gtr_uvarint_decode32_n_avx512(const uint8_t *p, const uint8_t *end, uint32_t *out, size_t n);
