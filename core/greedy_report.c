@@ -1,5 +1,6 @@
 /* core/greedy_report.c: `gtr greedy` as text and as JSON. */
 #include "report.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,37 @@ static int cmp_stw_dur(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * byd[] in cmp_stw_dur's order, equal ones in the order they come (what
+ * glibc's qsort, a merge sort, gave): stable sorts by start, then by
+ * length, longest first, then lost ends last. Linear time.
+ */
+static int order_stw(const gtr_greedy *g, const gtr_stw **byd)
+{
+	size_t n = g->nstw;
+	if (n > UINT32_MAX)
+		return GTR_E_NOMEM;
+	uint64_t *key = malloc(n * sizeof *key);
+	uint32_t *order = malloc(n * sizeof *order);
+	int rc = key && order ? 0 : GTR_E_NOMEM;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		order[i] = (uint32_t)i;
+	for (int pass = 0; rc == 0 && pass < 3; pass++) {
+		for (size_t i = 0; i < n; i++) {
+			const gtr_stw *p = &g->stw[i];
+			key[i] = pass == 0   ? p->start
+				 : pass == 1 ? UINT64_MAX - (p->end - p->start)
+					     : p->truncated == GTR_END_LOST;
+		}
+		rc = gtr_sort_order(key, n, order);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		byd[i] = &g->stw[order[i]];
+	free(key);
+	free(order);
+	return rc;
+}
+
 typedef struct stw_stats {
 	uint64_t p50, p99, max;
 	const gtr_stw **byd; /* pauses, longest first */
@@ -202,8 +234,10 @@ static int stw_summary(const gtr_greedy *g, stw_stats *st)
 			d[nd++] = g->stw[i].end - g->stw[i].start;
 		st->byd[i] = &g->stw[i];
 	}
-	qsort(d, nd, sizeof *d, cmp_u64);
-	qsort(st->byd, g->nstw, sizeof *st->byd, cmp_stw_dur);
+	if (gtr_sort_u64(d, nd) < 0)
+		qsort(d, nd, sizeof *d, cmp_u64);
+	if (order_stw(g, st->byd) < 0)
+		qsort(st->byd, g->nstw, sizeof *st->byd, cmp_stw_dur);
 	st->p50 = gtr_percentile(d, nd, 50);
 	st->p99 = gtr_percentile(d, nd, 99);
 	st->max = nd ? d[nd - 1] : 0;

@@ -51,6 +51,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sort.h"
 #include "vec.h"
 #include "../io/meter.h"
 
@@ -1461,6 +1462,34 @@ static int cmp_cstw_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * The pauses by start, equal starts in the order they come (what glibc's
+ * qsort, a merge sort, gave), in linear time: a trace holds tens of
+ * thousands. Without memory for it, qsort.
+ */
+static void sort_stw(cstw *a, size_t n)
+{
+	uint64_t *key = n > 1 && n <= UINT32_MAX ? malloc(n * sizeof *key) : NULL;
+	uint32_t *order = key ? malloc(n * sizeof *order) : NULL;
+	cstw *out = order ? malloc(n * sizeof *out) : NULL;
+	if (out) {
+		for (size_t i = 0; i < n; i++) {
+			key[i] = (uint64_t)a[i].start ^ UINT64_C(1) << 63; /* signed order */
+			order[i] = (uint32_t)i;
+		}
+	}
+	if (out && gtr_sort_order(key, n, order) == 0) {
+		for (size_t i = 0; i < n; i++)
+			out[i] = a[order[i]];
+		memcpy(a, out, n * sizeof *a);
+	} else if (n > 1) {
+		qsort(a, n, sizeof *a, cmp_cstw_start);
+	}
+	free(key);
+	free(order);
+	free(out);
+}
+
 static int cmp_procs(const void *a, const void *b)
 {
 	const cprocs *x = a, *y = b;
@@ -1542,6 +1571,64 @@ static int cmp_stw_dur(const void *a, const void *b, void *ctx)
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
 	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * byd[0..] the pauses of the nshow longest (cmp_stw_dur's order: longest
+ * first, then by start) and every other as long as the last of them, in
+ * that order; returns how many. The length they must reach comes from a
+ * min-heap of the nshow longest lengths; only those pauses are sorted.
+ */
+static size_t longest_stw(const cstw *stw, size_t nstw, size_t nshow, size_t *byd)
+{
+	if (nshow == 0 || nstw == 0)
+		return 0;
+	if (nshow > nstw)
+		nshow = nstw;
+	int64_t *h = malloc(nshow * sizeof *h);
+	size_t m = 0;
+	if (!h) {
+		for (size_t i = 0; i < nstw; i++)
+			byd[i] = i;
+		qsort_r(byd, nstw, sizeof *byd, cmp_stw_dur, (void *)stw);
+		int64_t dcut = stw[byd[nshow - 1]].end - stw[byd[nshow - 1]].start;
+		while (nshow < nstw && stw[byd[nshow]].end - stw[byd[nshow]].start >= dcut)
+			nshow++;
+		return nshow;
+	}
+	for (size_t i = 0; i < nstw; i++) {
+		int64_t d = stw[i].end - stw[i].start;
+		size_t j;
+		if (m < nshow) {
+			/* Sift up. */
+			for (j = m++; j > 0 && h[(j - 1) / 2] > d; j = (j - 1) / 2)
+				h[j] = h[(j - 1) / 2];
+		} else if (d > h[0]) {
+			/* Replace the least, sift down. */
+			for (j = 0;;) {
+				size_t c = 2 * j + 1;
+				if (c >= m)
+					break;
+				if (c + 1 < m && h[c + 1] < h[c])
+					c++;
+				if (h[c] >= d)
+					break;
+				h[j] = h[c];
+				j = c;
+			}
+		} else {
+			continue;
+		}
+		h[j] = d;
+	}
+	const int64_t dcut = h[0];
+	free(h);
+	m = 0;
+	for (size_t i = 0; i < nstw; i++)
+		if (stw[i].end - stw[i].start >= dcut)
+			byd[m++] = i;
+	qsort_r(byd, m, sizeof *byd, cmp_stw_dur, (void *)stw);
+	return m;
 }
 
 static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si, int at_start)
@@ -2025,7 +2112,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		nall = capk;
 	if (s.v1)
 		nstw = scan_v1_pauses(stw, nstw);
-	qsort(stw, nstw, sizeof *stw, cmp_cstw_start);
+	sort_stw(stw, nstw);
 	qsort(procs, nprocs, sizeof *procs, cmp_procs);
 	for (size_t i = 0; i < nstw; i++) {
 		if (stw[i].open) {
@@ -2072,17 +2159,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		rc = scan_nomem(err);
 		goto out;
 	}
-	for (size_t i = 0; i < nstw; i++)
-		byd[i] = i;
-	qsort_r(byd, nstw, sizeof *byd, cmp_stw_dur, stw);
-	size_t nshow = top > 10 ? top : 10;
-	if (nshow > nstw)
-		nshow = nstw;
-	if (nshow) {
-		int64_t dcut = stw[byd[nshow - 1]].end - stw[byd[nshow - 1]].start;
-		while (nshow < nstw && stw[byd[nshow]].end - stw[byd[nshow]].start >= dcut)
-			nshow++;
-	}
+	size_t nshow = longest_stw(stw, nstw, top > 10 ? top : 10, byd);
 	pw = calloc(nshow ? nshow : 1, sizeof *pw);
 	if (!pw) {
 		rc = scan_nomem(err);
