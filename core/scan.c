@@ -935,13 +935,44 @@ static __attribute__((noinline)) size_t fast_hot(fstate *f, const uint32_t *V, c
 	return iv;
 }
 
+/*
+ * The fast walks' window of values V (and their steps S): while fewer
+ * than WALK_CARRY are left after iv and the batch has more, the rest
+ * moves to the front and decode32_lut appends a chunk; the WALK_CARRY
+ * values past the last are zeroed for the hot loop's reads ahead. 0, or
+ * FAST_RETRY when decode32_lut takes no varint (bad or cut).
+ */
+static int fast_refill(const scan *s, const uint8_t **pp, const uint8_t *end, uint32_t *V, uint8_t *S, size_t *piv,
+		       size_t *pnv)
+{
+	const uint8_t *p = *pp;
+	size_t iv = *piv, nv = *pnv;
+	while (nv - iv < WALK_CARRY && p < end) {
+		memmove(V, V + iv, (nv - iv) * sizeof *V);
+		memmove(S, S + iv, nv - iv);
+		nv -= iv;
+		iv = 0;
+		const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
+		size_t used;
+		ptrdiff_t cnt = s->t->kernels.uvarint_decode32_lut(p, ce, end, s->fstep, V + nv, S + nv, &used);
+		if (cnt <= 0)
+			return FAST_RETRY;
+		p += used;
+		nv += (size_t)cnt;
+		memset(V + nv, 0, WALK_CARRY * sizeof *V);
+	}
+	*pp = p;
+	*piv = iv;
+	*pnv = nv;
+	return 0;
+}
+
 /* Pass 1 over stream k->si: 0, FAST_RETRY, or a negative error. */
 static int walk_v2_fast(walk *k, gtr_error *err)
 {
 	scan *s = k->s;
 	const stream *sm = &s->streams[k->si];
 	const gtr_v2_index *ix = s->ix;
-	const gtr_kernels *kn = &s->t->kernels;
 	mstate *st = &k->st;
 	worker *w = k->w;
 	uint32_t *V = w->v32;
@@ -974,20 +1005,8 @@ static int walk_v2_fast(walk *k, gtr_error *err)
 		size_t iv = 0, nv = 0;
 		int rc = 0;
 		for (;;) {
-			while (nv - iv < WALK_CARRY && p < end) {
-				memmove(V, V + iv, (nv - iv) * sizeof *V);
-				memmove(S, S + iv, nv - iv);
-				nv -= iv;
-				iv = 0;
-				const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
-				size_t used;
-				ptrdiff_t cnt = kn->uvarint_decode32_lut(p, ce, end, s->fstep, V + nv, S + nv, &used);
-				if (cnt <= 0)
-					return FAST_RETRY;
-				p += used;
-				nv += (size_t)cnt;
-				memset(V + nv, 0, WALK_CARRY * sizeof *V);
-			}
+			if (fast_refill(s, &p, end, V, S, &iv, &nv))
+				return FAST_RETRY;
 			/* Events whose values are all here: the hot loop, and
 			 * fast_event for one where it stops. */
 			while (iv + WALK_CARRY <= nv) {
@@ -1288,7 +1307,6 @@ static int last_batch_fast(scan *s, worker *w, const gtr_v2_batch *bt, double np
 		return FAST_RETRY;
 	const uint64_t whole = (uint64_t)npt;
 	const int64_t base = ns_of(npt, bt->time);
-	const gtr_kernels *kn = &s->t->kernels;
 	const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
 	uint32_t *V = w->v32;
 	uint8_t *S = w->step;
@@ -1296,19 +1314,8 @@ static int last_batch_fast(scan *s, worker *w, const gtr_v2_batch *bt, double np
 	int64_t last = 0, peak = INT64_MIN;
 	uint64_t n = 0;
 	for (;;) {
-		while (nv - iv < WALK_CARRY && p < end) {
-			memmove(V, V + iv, (nv - iv) * sizeof *V);
-			memmove(S, S + iv, nv - iv);
-			nv -= iv;
-			iv = 0;
-			const uint8_t *ce = end - p > WALK_CHUNK ? p + WALK_CHUNK : end;
-			size_t used;
-			ptrdiff_t cnt = kn->uvarint_decode32_lut(p, ce, end, s->fstep, V + nv, S + nv, &used);
-			if (cnt <= 0)
-				return FAST_RETRY;
-			p += used;
-			nv += (size_t)cnt;
-		}
+		if (fast_refill(s, &p, end, V, S, &iv, &nv))
+			return FAST_RETRY;
 		if (iv == nv)
 			break;
 		const unsigned stp = S[iv];
