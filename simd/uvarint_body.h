@@ -9,6 +9,10 @@
  *                (the per-lane paths load 8 bytes at a varint's start, so
  *                they stop at byte 56 to stay inside the block);
  *   ISA_WINDOW32 the same for decode32;
+ *   ISA_OWN32    (optional) the ISA has its own decode_block32_ISA,
+ *                lut64_u32 and decode32_lut kernels; without it, the body
+ *                gives them from decode_block_ISA, 16-byte shuffles
+ *                (LUT64_16) and decode32_n;
  *   ISA_LENS     (optional) the record walk steps by gtr_record_lens_ISA, the
  *                lengths of a block's records, instead of one at a time;
  * and the per-ISA functions cont64_ISA (the continuation bits of 64 bytes),
@@ -119,6 +123,16 @@ ISA_TARGET ptrdiff_t KERNEL(decode_n)(const uint8_t *p, const uint8_t *end, uint
 	return PER_ISA(decode_blocks)(p, end, out, n);
 }
 
+#ifndef ISA_OWN32
+static inline ISA_TARGET void PER_ISA(decode_block32)(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
+{
+	uint64_t v[64];
+	PER_ISA(decode_block)(q, t, take, v);
+	for (size_t j = 0; j < take; j++)
+		out[j] = narrow32(v[j]);
+}
+#endif
+
 /* decode_blocks for 32-bit values: varints of 9 bytes or more go to
  * the reference. */
 static __attribute__((noinline)) ISA_TARGET ptrdiff_t PER_ISA(decode32_blocks)(const uint8_t *p,
@@ -163,6 +177,40 @@ ISA_TARGET ptrdiff_t KERNEL(decode32_n)(const uint8_t *p, const uint8_t *end, ui
 		return gtr_uvarint_decode32_n_scalar(p, end, out, n);
 	return PER_ISA(decode32_blocks)(p, end, out, n);
 }
+
+#ifndef ISA_OWN32
+ISA_TARGET void PER_ISA(gtr_lut64_u32)(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
+{
+	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
+			      _mm_loadu_si128((const __m128i *)(lut + 32)),
+			      _mm_loadu_si128((const __m128i *)(lut + 48))};
+	size_t i = 0;
+	for (; i + 16 <= n; i += 16)
+		LUT64_16(v + i, q, out + i);
+	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
+}
+
+/* decode32_lut: the varints ending before lim counted a block at a time,
+ * then decode32_n and lut64 over them. */
+ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					  const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
+{
+	size_t cnt = 0, i = 0, len = (size_t)(lim - p);
+	for (; i + 64 <= len; i += 64)
+		cnt += (size_t)__builtin_popcountll(~PER_ISA(cont64)(p + i));
+	for (; i < len; i++)
+		cnt += p[i] < 0x80;
+	*used = 0;
+	if (cnt == 0)
+		return 0;
+	ptrdiff_t r = KERNEL(decode32_n)(p, end, out, cnt);
+	if (r < 0)
+		return r;
+	PER_ISA(gtr_lut64_u32)(out, cnt, lut, steps);
+	*used = (size_t)r;
+	return (ptrdiff_t)cnt;
+}
+#endif
 
 ISA_TARGET size_t KERNEL(marks)(const uint8_t *p, const uint8_t *end, uint64_t *bits)
 {

@@ -189,46 +189,6 @@ static inline uint32_t narrow32(uint64_t v)
 	return v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
 }
 
-static inline TARGET_SSE4 void decode_block32_sse4(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
-{
-	uint64_t v[64];
-	decode_block_sse4(q, t, take, v);
-	for (size_t j = 0; j < take; j++)
-		out[j] = narrow32(v[j]);
-}
-
-/* decode32_lut: the varints ending before lim counted a block at a time,
- * then decode32_n and lut64 over them. */
-TARGET_SSE4 ptrdiff_t gtr_uvarint_decode32_lut_sse4(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
-						const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
-{
-	size_t cnt = 0, i = 0, len = (size_t)(lim - p);
-	for (; i + 64 <= len; i += 64)
-		cnt += (size_t)__builtin_popcountll(~cont64_sse4(p + i));
-	for (; i < len; i++)
-		cnt += p[i] < 0x80;
-	*used = 0;
-	if (cnt == 0)
-		return 0;
-	ptrdiff_t r = gtr_uvarint_decode32_n_sse4(p, end, out, cnt);
-	if (r < 0)
-		return r;
-	gtr_lut64_u32_sse4(out, cnt, lut, steps);
-	*used = (size_t)r;
-	return (ptrdiff_t)cnt;
-}
-
-TARGET_SSE4 void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
-{
-	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
-			      _mm_loadu_si128((const __m128i *)(lut + 32)),
-			      _mm_loadu_si128((const __m128i *)(lut + 48))};
-	size_t i = 0;
-	for (; i + 16 <= n; i += 16)
-		LUT64_16(v + i, q, out + i);
-	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
-}
-
 static inline TARGET_SSE4 unsigned select16_sse4(uint32_t m, unsigned n)
 {
 	return select16_clear(m, n);
@@ -307,46 +267,6 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 				      (long long)gtr_load64(q + s[1]), (long long)gtr_load64(q + s[0]));
 	__m256i keep = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)r), _mm256_set_epi64x(3, 2, 1, 0));
 	_mm256_maskstore_epi64((long long *)(out + j), keep, squeeze_avx2(x));
-}
-
-static inline TARGET_AVX2 void decode_block32_avx2(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
-{
-	uint64_t v[64];
-	decode_block_avx2(q, t, take, v);
-	for (size_t j = 0; j < take; j++)
-		out[j] = narrow32(v[j]);
-}
-
-/* decode32_lut: the varints ending before lim counted a block at a time,
- * then decode32_n and lut64 over them. */
-TARGET_AVX2 ptrdiff_t gtr_uvarint_decode32_lut_avx2(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
-						const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
-{
-	size_t cnt = 0, i = 0, len = (size_t)(lim - p);
-	for (; i + 64 <= len; i += 64)
-		cnt += (size_t)__builtin_popcountll(~cont64_avx2(p + i));
-	for (; i < len; i++)
-		cnt += p[i] < 0x80;
-	*used = 0;
-	if (cnt == 0)
-		return 0;
-	ptrdiff_t r = gtr_uvarint_decode32_n_avx2(p, end, out, cnt);
-	if (r < 0)
-		return r;
-	gtr_lut64_u32_avx2(out, cnt, lut, steps);
-	*used = (size_t)r;
-	return (ptrdiff_t)cnt;
-}
-
-TARGET_AVX2 void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
-{
-	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
-			      _mm_loadu_si128((const __m128i *)(lut + 32)),
-			      _mm_loadu_si128((const __m128i *)(lut + 48))};
-	size_t i = 0;
-	for (; i + 16 <= n; i += 16)
-		LUT64_16(v + i, q, out + i);
-	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
 }
 
 static inline TARGET_AVX2 unsigned select16_avx2(uint32_t m, unsigned n)
@@ -671,12 +591,14 @@ static inline TARGET_AVX512 uint64_t value8_avx512(uint64_t x, unsigned bit)
 #define ISA_TARGET TARGET_AVX512
 #define ISA_WINDOW (~UINT64_C(0))
 #define ISA_WINDOW32 (~UINT64_C(0))
+#define ISA_OWN32
 #define ISA_LENS
 #include "uvarint_body.h"
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
 #undef ISA_WINDOW32
+#undef ISA_OWN32
 #undef ISA_LENS
 
 #endif
