@@ -13,8 +13,8 @@ OPT      ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -pthread $(EXTRA_CFLAGS)
 LDLIBS   := -pthread -lxxhash -luring
 
-LIB_SRC  := $(wildcard core/*.c io/*.c simd/*.c)
-LIB_SRC  := $(filter-out core/main.c,$(LIB_SRC))
+LIB_SRC  := $(wildcard core/*/*.c io/*.c simd/*.c)
+LIB_SRC  := $(filter-out core/cli/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -25,26 +25,26 @@ all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
 # The library and the binary keep to ISO C11 (-Wpedantic), so that every
 # compiler takes them; the tests use Criterion's macros, which do not.
-$(BUILD)/%.o: %.c $(wildcard core/*.h io/*.h simd/*.h) Makefile
+$(BUILD)/%.o: %.c $(wildcard core/*/*.h io/*.h simd/*.h) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Wpedantic -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Wpedantic -I. -c $< -o $@
 
-# The page of `gtr report`: core/report.html as a C array (od, from coreutils).
-$(BUILD)/gen/html_template.h: core/report.html
+# The page of `gtr report`: core/report/report.html as a C array (od, from coreutils).
+$(BUILD)/gen/html_template.h: core/report/report.html
 	@mkdir -p $(dir $@)
-	@{ echo '/* Made from core/report.html by the Makefile: edit that file. */'; \
+	@{ echo '/* Made from core/report/report.html by the Makefile: edit that file. */'; \
 	  echo 'static const unsigned char gtr_html_tpl[] = {'; \
 	  od -An -v -tu1 $< | sed -e 's/^ *//' -e 's/  */,/g' -e 's/$$/,/'; \
 	  echo '0};'; } > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/core/html_report.o: $(BUILD)/gen/html_template.h
-$(BUILD)/core/html_report.o: CFLAGS_ALL += -I$(BUILD)/gen
+$(BUILD)/core/report/html_report.o: $(BUILD)/gen/html_template.h
+$(BUILD)/core/report/html_report.o: CFLAGS_ALL += -I$(BUILD)/gen
 
 $(BUILD)/libgtr.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/gtr: $(BUILD)/core/main.o $(BUILD)/libgtr.a
+$(BUILD)/gtr: $(BUILD)/core/cli/main.o $(BUILD)/libgtr.a
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libgtr.a

@@ -35,7 +35,7 @@ result() { # name status detail
 side_agrees() { # DIFF_JSON SIDE TRACE
 	local d=$1 side=$2 f=$3
 	# diff reads in Go's order, as greedy --ordered does (the parallel path
-	# may differ by a few ns: see core/scan.h).
+	# may differ by a few ns: see core/analysis/scan.h).
 	"$gtr" greedy --ordered --json -n 50 "$f" >"$tmp/g.json" 2>/dev/null || return 1
 	"$gtr" stats --json "$f" >"$tmp/s.json" 2>/dev/null || return 1
 	jq -n -e --arg s "$side" --slurpfile d "$d" --slurpfile g "$tmp/g.json" --slurpfile st "$tmp/s.json" '

@@ -63,6 +63,7 @@ for f in corpora/traces/churn-go1.15.trace corpora/traces/churn-go1.21.trace \
 	[ -e "$f" ] && small+=("$f")
 done
 
+tally layers tests/layers.sh
 tally cli tests/cli.sh "$gtr" "${small[@]}"
 tally malformed tests/malformed.sh "$gtr"
 tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"

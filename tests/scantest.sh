@@ -12,7 +12,7 @@
 #    the pauses matched by kind and start with the same waiters; and
 #    every time within 1 us. The parallel path reports each thread's own
 #    timestamps while Go's reader spaces events that share a nanosecond
-#    on different threads 1 ns apart: see core/scan.h. The largest
+#    on different threads 1 ns apart: see core/analysis/scan.h. The largest
 #    difference seen is printed at the end;
 #  - with GTR_SCAN_WALK=generic (pass 1's generic walk, which the fast
 #    one falls back to) the same output;

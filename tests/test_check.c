@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/check.h"
-#include "core/diff.h"
+#include "core/gate/check.h"
+#include "core/analysis/diff.h"
 
 static char *root_path(const char *rel)
 {

@@ -1,9 +1,9 @@
-/* tests/test_detect.c: the header check of core/trace.c. */
+/* tests/test_detect.c: the header check of core/trace/trace.c. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "core/trace.h"
+#include "core/trace/trace.h"
 
 static int detect(const char *hdr, size_t n, int *v, gtr_error *e)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "core/greedy.h"
+#include "core/analysis/greedy.h"
 #include "io/map.h"
 
 Test(greedy, ties_break_by_duration_then_start_then_goroutine)

@@ -1,7 +1,7 @@
 /* tests/test_idmap.c */
 #include <criterion/criterion.h>
 
-#include "core/idmap.h"
+#include "core/base/idmap.h"
 
 Test(idmap, put_get_replace_grow)
 {

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "core/base/json.h"
 
 static gtr_json *parse_ok(const char *s)
 {

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/greedy.h"
-#include "core/spec.h"
-#include "core/trace.h"
+#include "core/analysis/greedy.h"
+#include "core/trace/spec.h"
+#include "core/trace/trace.h"
 #include "io/map.h"
 
 static char *path_of(const char *rel)

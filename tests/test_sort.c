@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "core/sort.h"
+#include "core/base/sort.h"
 
 /* A stable reference: insertion sort of the indices by key. */
 static void reference(const uint64_t *key, size_t n, uint32_t *order)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff.h"
-#include "core/greedy.h"
-#include "core/stats.h"
+#include "core/analysis/diff.h"
+#include "core/analysis/greedy.h"
+#include "core/analysis/stats.h"
 #include "io/map.h"
 
 static int cmp_u64(const void *a, const void *b)

@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/greedy.h"
-#include "core/html_report.h"
-#include "core/json.h"
-#include "core/stats.h"
-#include "core/timeline.h"
+#include "core/analysis/greedy.h"
+#include "core/report/html_report.h"
+#include "core/base/json.h"
+#include "core/analysis/stats.h"
+#include "core/analysis/timeline.h"
 #include "io/map.h"
 
 typedef struct opened {

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/spec.h"
-#include "core/spec_impl.h"
-#include "core/trace.h"
-#include "core/v1.h"
+#include "core/trace/spec.h"
+#include "core/trace/spec_impl.h"
+#include "core/trace/trace.h"
+#include "core/v1/v1.h"
 
 /* ------------------------------------------------------------------ */
 /* Reading traces. */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/spec.h"
-#include "core/trace.h"
+#include "core/trace/spec.h"
+#include "core/trace/trace.h"
 #include "io/map.h"
 
 /* ------------------------------------------------------------------ */

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <unistd.h>
 
-#include "core/report.h"
-#include "core/stats.h"
+#include "core/report/report.h"
+#include "core/analysis/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

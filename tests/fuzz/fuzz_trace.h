@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/spec.h"
-#include "core/trace.h"
+#include "core/trace/spec.h"
+#include "core/trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,145 @@
+/*
+ * core/analysis/diff.h: the figures two traces are compared on, and the comparison.
+ *
+ * gtr_metrics_compute runs the greedy analysis (core/analysis/greedy.h) and the
+ * goroutine analysis (core/analysis/stats.h) over a trace and keeps what `gtr
+ * diff` and `gtr check` compare: Tmax_stw, the measured pauses (count,
+ * p50, p99, max), the slices (count, p50, p99, max), the time totals, the
+ * top slices with their functions, and each start function's execution
+ * time and longest slice. A gtr_metrics owns all its memory and no longer
+ * needs the trace: it can outlive it, and be moved between threads.
+ *
+ * gtr_compare applies thresholds: a metric regresses when it grows by
+ * more than its threshold (in percent of the baseline), and improves when
+ * the change back would be a regression (it shrinks below 1/(1 + pct/100)
+ * of the baseline), so that swapping the two sides swaps the verdicts.
+ */
+#ifndef GTR_CORE_DIFF_H
+#define GTR_CORE_DIFF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/trace/trace.h"
+#include "io/out.h"
+
+/* Trace-level metrics, then the per-function ones (GTR_FM_*). */
+typedef enum gtr_metric {
+	GTR_M_TMAX_STW = 0, /* sum of the top GOMAXPROCS slices */
+	GTR_M_STW_COUNT,    /* measured stop-the-world pauses */
+	GTR_M_STW_P50,
+	GTR_M_STW_P99,
+	GTR_M_STW_MAX,
+	GTR_M_SLICES,       /* on-processor slices */
+	GTR_M_MAX_SLICE,
+	GTR_M_SLICE_P50,    /* from the histogram: within 0.8% */
+	GTR_M_SLICE_P99,
+	GTR_M_EXEC,         /* time totals over all goroutines (core/analysis/stats.h) */
+	GTR_M_SCHED_WAIT,
+	GTR_M_BLOCK,
+	GTR_M_SYSCALL,
+	GTR_M_GC_ASSIST,
+	GTR_M_N,
+	GTR_FM_EXEC = GTR_M_N, /* a start function's execution time */
+	GTR_FM_MAX_SLICE,      /* a start function's longest slice */
+	GTR_METRICS_ALL
+} gtr_metric;
+
+/* "tmax_stw", "max_slice", ... as --threshold and the JSON reports name them. */
+const char *gtr_metric_name(int m);
+/* "Tmax_stw", "max slice", ... for people. */
+const char *gtr_metric_label(int m);
+/* 1 for durations in ns, 0 for counts. */
+int gtr_metric_is_time(int m);
+/* The metric called `name`, or -1. */
+int gtr_metric_lookup(const char *name);
+
+
+typedef struct gtr_func_metrics {
+	char *func;
+	uint64_t goroutines;
+	uint64_t exec;      /* ns */
+	uint64_t max_slice; /* ns */
+	uint64_t slices;
+} gtr_func_metrics;
+
+typedef struct gtr_top_slice {
+	char *func;
+	uint64_t duration; /* ns */
+	int64_t g;
+	int truncated;
+} gtr_top_slice;
+
+typedef struct gtr_metrics {
+	int version;          /* N of "go 1.N trace" */
+	int family;           /* gtr_family */
+	char runtime[32];     /* "go1.22.3" when the trace says, else "" */
+	uint64_t span_ns, events, maxprocs;
+	uint64_t v[GTR_M_N];  /* indexed by gtr_metric */
+	uint8_t known[GTR_M_N]; /* 0: not recorded (an older baseline) */
+	gtr_top_slice *top;   /* longest first */
+	size_t ntop;
+	gtr_func_metrics *funcs; /* sorted by name (bytewise) */
+	size_t nfuncs;
+} gtr_metrics;
+
+/*
+ * Fills *m for trace t, keeping its `ntop` longest slices. Returns 0 or a
+ * negative gtr_errcode with *err filled (*m is then empty). Free with
+ * gtr_metrics_free. t may be shared between threads.
+ */
+int gtr_metrics_compute(const gtr_trace *t, size_t ntop, gtr_metrics *m, gtr_error *err);
+
+/* Frees what *m owns and zeroes it; fine on a zeroed gtr_metrics. */
+void gtr_metrics_free(gtr_metrics *m);
+
+/* The function `func` of m, or NULL. */
+const gtr_func_metrics *gtr_metrics_func(const gtr_metrics *m, const char *func);
+
+/* Sorts m->funcs by name; for metrics built by hand (a baseline being read). */
+void gtr_metrics_sort_funcs(gtr_metrics *m);
+
+typedef struct gtr_thresholds {
+	double pct[GTR_METRICS_ALL]; /* percent; < 0: not checked */
+	uint64_t min_delta;          /* a duration must also change by more than this (ns) */
+} gtr_thresholds;
+
+/* +20% on max_slice, tmax_stw and stw_p99; nothing else; no minimum delta. */
+void gtr_thresholds_default(gtr_thresholds *th);
+
+/*
+ * Applies "metric=pct[,metric=pct...]" (pct a number, optionally with %,
+ * or "off"). Returns 0, or -1 with a reason in why.
+ */
+int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t cap);
+
+typedef enum gtr_verdict {
+	GTR_SAME = 0,
+	GTR_WORSE = 1,
+	GTR_BETTER = -1,
+} gtr_verdict;
+
+typedef struct gtr_change {
+	int metric;          /* gtr_metric */
+	const char *func;    /* for GTR_FM_*: the function (owned by the compared metrics) */
+	uint64_t base, cur;
+	double pct;          /* (cur - base) / base * 100; meaningless when base == 0 */
+	double threshold;    /* percent */
+	gtr_verdict verdict;
+} gtr_change;
+
+/*
+ * Compares cur against base on every metric that has a threshold and is
+ * known on both sides. *out receives the trace-level changes (whatever
+ * their verdict) and the per-function ones that went past their
+ * threshold; free it with free(). Returns the verdict: GTR_WORSE when
+ * anything regressed, GTR_BETTER when something improved and nothing
+ * regressed, else GTR_SAME; GTR_E_NOMEM on failure.
+ */
+int gtr_compare(const gtr_metrics *base, const gtr_metrics *cur, const gtr_thresholds *th,
+		gtr_change **out, size_t *n);
+
+/* The change from base to cur in percent: +inf from 0 to more, 0 from 0 to 0. */
+double gtr_pct_of(uint64_t base, uint64_t cur);
+
+#endif

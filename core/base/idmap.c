@@ -1,0 +1,291 @@
+/* core/base/idmap.c */
+#include "core/base/idmap.h"
+#include "core/base/error.h"
+#include "core/base/vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+typedef struct slot {
+	uint64_t table, id, value;
+	uint64_t used;
+} slot;
+
+struct gtr_idmap {
+	slot *slots;
+	size_t cap; /* power of two */
+	size_t count;
+};
+
+gtr_idmap *gtr_idmap_create(void)
+{
+	gtr_idmap *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->cap = 64;
+	m->slots = calloc(m->cap, sizeof *m->slots);
+	if (!m->slots) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void gtr_idmap_free(gtr_idmap *m)
+{
+	if (!m)
+		return;
+	free(m->slots);
+	free(m);
+}
+
+static size_t hash(uint64_t table, uint64_t id)
+{
+	uint64_t k[2] = {table, id};
+	return (size_t)XXH3_64bits(k, sizeof k);
+}
+
+static slot *find(const gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = hash(table, id) & mask;; i = (i + 1) & mask) {
+		slot *s = &m->slots[i];
+		if (!s->used || (s->table == table && s->id == id))
+			return s;
+	}
+}
+
+static int grow(gtr_idmap *m)
+{
+	size_t ncap = m->cap * 2;
+	slot *ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return GTR_E_NOMEM;
+	slot *old = m->slots;
+	size_t ocap = m->cap;
+	m->slots = ns;
+	m->cap = ncap;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].used)
+			*find(m, old[i].table, old[i].id) = old[i];
+	free(old);
+	return 0;
+}
+
+int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return GTR_E_NOMEM;
+	slot *s = find(m, table, id);
+	int existed = (int)s->used;
+	s->table = table;
+	s->id = id;
+	s->value = value;
+	s->used = 1;
+	m->count += !existed;
+	return existed;
+}
+
+int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value)
+{
+	const slot *s = find(m, table, id);
+	if (!s->used)
+		return 0;
+	*value = s->value;
+	return 1;
+}
+
+int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	slot *s = find(m, table, id);
+	if (!s->used)
+		return 0;
+	/* Backward-shift deletion keeps every probe run unbroken. */
+	size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
+	for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
+		size_t home = hash(m->slots[j].table, m->slots[j].id) & mask;
+		/* Move j back into the hole at i unless its home lies in (i, j]. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i].used = 0;
+	m->count--;
+	return 1;
+}
+
+size_t gtr_idmap_count(const gtr_idmap *m)
+{
+	return m->count;
+}
+
+int gtr_idmap_next(const gtr_idmap *m, size_t *it, uint64_t *table, uint64_t *id, uint64_t *value)
+{
+	for (; *it < m->cap; (*it)++) {
+		const slot *s = &m->slots[*it];
+		if (s->used) {
+			*table = s->table;
+			*id = s->id;
+			*value = s->value;
+			(*it)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+size_t gtr_idmap_bytes(const gtr_idmap *m)
+{
+	return m->cap * sizeof(slot);
+}
+
+/* --- dense ids --- */
+
+/* One table: vals[id] has bit 63 set when id is there. */
+typedef struct idrow {
+	uint64_t *vals;
+	size_t cap, count;
+} idrow;
+
+struct gtr_idvec {
+	idrow *rows;
+	size_t nrows, caprows;
+	gtr_idmap *far; /* what does not go in a row */
+	size_t count;
+};
+
+#define IDVEC_HAS (UINT64_C(1) << 63)
+
+gtr_idvec *gtr_idvec_create(void)
+{
+	gtr_idvec *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->far = gtr_idmap_create();
+	if (!m->far) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void gtr_idvec_free(gtr_idvec *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nrows; i++)
+		free(m->rows[i].vals);
+	free(m->rows);
+	gtr_idmap_free(m->far);
+	free(m);
+}
+
+int gtr_idvec_put(gtr_idvec *m, uint64_t table, uint64_t id, uint64_t value)
+{
+	/* A table at most a few past the last one, an id at most about twice
+	 * its table's count: an array for it costs what its entries do. A
+	 * key is in one place only: once far, it stays far (counts only grow,
+	 * so an id in a row never becomes far). */
+	size_t count = table < m->nrows ? m->rows[table].count : 0;
+	uint64_t v;
+	if (table > m->nrows + 64 || id > 2 * (uint64_t)count + 1024 ||
+	    gtr_idmap_get(m->far, table, id, &v)) {
+		int rc = gtr_idmap_put(m->far, table, id, value);
+		m->count += rc == 0;
+		return rc;
+	}
+	if (table >= m->nrows) {
+		size_t n = (size_t)table + 1;
+		if (gtr_grow(&m->rows, &m->caprows, n, sizeof *m->rows) < 0)
+			return GTR_E_NOMEM;
+		memset(m->rows + m->nrows, 0, (n - m->nrows) * sizeof *m->rows);
+		m->nrows = n;
+	}
+	idrow *r = &m->rows[table];
+	if (id >= r->cap) {
+		size_t old = r->cap;
+		if (gtr_grow(&r->vals, &r->cap, (size_t)id + 1, sizeof *r->vals) < 0)
+			return GTR_E_NOMEM;
+		memset(r->vals + old, 0, (r->cap - old) * sizeof *r->vals);
+	}
+	int existed = (r->vals[id] & IDVEC_HAS) != 0;
+	r->vals[id] = value | IDVEC_HAS;
+	r->count += !existed;
+	m->count += !existed;
+	return existed;
+}
+
+int gtr_idvec_get(const gtr_idvec *m, uint64_t table, uint64_t id, uint64_t *value)
+{
+	if (table < m->nrows && id < m->rows[table].cap && (m->rows[table].vals[id] & IDVEC_HAS)) {
+		*value = m->rows[table].vals[id] & ~IDVEC_HAS;
+		return 1;
+	}
+	return gtr_idmap_get(m->far, table, id, value);
+}
+
+size_t gtr_idvec_count(const gtr_idvec *m)
+{
+	return m->count;
+}
+
+/* --- the pool --- */
+
+int gtr_idpool_init(gtr_idpool *p, size_t elem)
+{
+	memset(p, 0, sizeof *p);
+	p->elem = elem;
+	p->ids = gtr_idmap_create();
+	return p->ids ? 0 : GTR_E_NOMEM;
+}
+
+void gtr_idpool_free(gtr_idpool *p)
+{
+	gtr_idmap_free(p->ids);
+	free(p->items);
+	free(p->used);
+	free(p->freed);
+	memset(p, 0, sizeof *p);
+}
+
+void *gtr_idpool_find(const gtr_idpool *p, uint64_t id)
+{
+	uint64_t at;
+	return gtr_idmap_get(p->ids, 0, id, &at) ? p->items + at * p->elem : NULL;
+}
+
+void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
+{
+	size_t at = p->n;
+	if (p->nfreed) {
+		at = p->freed[p->nfreed - 1];
+	} else if (gtr_grow(&p->items, &p->cap, p->n + 1, p->elem) < 0 ||
+		   gtr_grow(&p->used, &p->capused, p->n + 1, 1) < 0 ||
+		   /* Room to free every at: a drop never fails. */
+		   gtr_grow(&p->freed, &p->capfreed, p->n + 1, sizeof *p->freed) < 0) {
+		return NULL;
+	}
+	if (gtr_idmap_put(p->ids, 0, id, at) < 0)
+		return NULL;
+	if (at == p->n)
+		p->n++;
+	else
+		p->nfreed--;
+	p->used[at] = 1;
+	unsigned char *item = p->items + at * p->elem;
+	memset(item, 0, p->elem);
+	return item;
+}
+
+void gtr_idpool_drop(gtr_idpool *p, uint64_t id)
+{
+	uint64_t at;
+	if (!gtr_idmap_get(p->ids, 0, id, &at))
+		return;
+	gtr_idmap_del(p->ids, 0, id);
+	p->used[at] = 0;
+	p->freed[p->nfreed++] = (size_t)at;
+}

@@ -1,0 +1,99 @@
+/*
+ * core/base/idmap.h: a hash map from (table, id) to a 64-bit value.
+ *
+ * Strings and stacks in a trace are referred to by ids that are only
+ * unique within a table (a v2 generation, or the whole v1 trace); the
+ * map keys on both. Open addressing, xxhash of the key, grows by
+ * doubling. Not thread-safe for writes; concurrent lookups on a map that
+ * is no longer written are fine.
+ */
+#ifndef GTR_CORE_IDMAP_H
+#define GTR_CORE_IDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct gtr_idmap gtr_idmap;
+
+gtr_idmap *gtr_idmap_create(void);
+void gtr_idmap_free(gtr_idmap *m);
+
+/*
+ * Inserts or replaces. Returns 0, 1 when the key was already present
+ * (the value is replaced), or GTR_E_NOMEM.
+ */
+int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value);
+
+/* Returns 1 and fills *value when found, 0 otherwise. */
+int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value);
+
+/* Removes a key; returns 1 if it was there, 0 otherwise. */
+int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id);
+
+size_t gtr_idmap_count(const gtr_idmap *m);
+
+/*
+ * The entries in no particular order: start with *it = 0; each call
+ * fills the next entry and returns 1, or returns 0 when there is none.
+ */
+int gtr_idmap_next(const gtr_idmap *m, size_t *it, uint64_t *table, uint64_t *id, uint64_t *value);
+
+/* Bytes the map holds, for memory accounting. */
+size_t gtr_idmap_bytes(const gtr_idmap *m);
+
+/*
+ * The same map for ids that count up from about 1 in each table (a v2
+ * generation's strings and stacks): an array per table, so that a
+ * lookup is one load, not a probe of a table that holds every
+ * generation's. Tables are numbered from 0, as densely. An id far past
+ * its table's count, or a table far past the others, goes to a
+ * gtr_idmap instead, so memory follows the entries put, whatever the
+ * ids. Values must be below 2^63. Not thread-safe for writes; concurrent
+ * lookups on a map no longer written are fine.
+ */
+typedef struct gtr_idvec gtr_idvec;
+
+gtr_idvec *gtr_idvec_create(void);
+void gtr_idvec_free(gtr_idvec *m);
+/* As gtr_idmap_put: 0, 1 when the key was there (value replaced), GTR_E_NOMEM. */
+int gtr_idvec_put(gtr_idvec *m, uint64_t table, uint64_t id, uint64_t value);
+/* As gtr_idmap_get. */
+int gtr_idvec_get(const gtr_idvec *m, uint64_t table, uint64_t id, uint64_t *value);
+size_t gtr_idvec_count(const gtr_idvec *m);
+
+/*
+ * Items of elem bytes found by a 64-bit id, each kept only while it is
+ * alive: a dropped item's slot is reused, so memory follows the items
+ * alive at once (goroutines running, goroutines not yet exited), not all
+ * there have been. A pointer to an item lasts until the next add.
+ */
+typedef struct gtr_idpool {
+	gtr_idmap *ids;      /* id -> slot */
+	unsigned char *items;
+	uint8_t *used;       /* per slot: it holds an item */
+	size_t elem, n;      /* slots in use or freed: 0..n-1 */
+	size_t cap, capused, capfreed;
+	size_t *freed;       /* slots to reuse */
+	size_t nfreed;
+} gtr_idpool;
+
+/* 0 or GTR_E_NOMEM. A pool that failed to start can still be freed. */
+int gtr_idpool_init(gtr_idpool *p, size_t elem);
+void gtr_idpool_free(gtr_idpool *p);
+
+/* The item of id, or NULL. */
+void *gtr_idpool_find(const gtr_idpool *p, uint64_t id);
+
+/* A zeroed item for id, which must not be in the pool; NULL when out of memory. */
+void *gtr_idpool_add(gtr_idpool *p, uint64_t id);
+
+/* Drops the item of id, if there is one. */
+void gtr_idpool_drop(gtr_idpool *p, uint64_t id);
+
+/* The item in slot i (0..p->n-1), or NULL when the slot is free. */
+static inline void *gtr_idpool_at(const gtr_idpool *p, size_t i)
+{
+	return p->used[i] ? p->items + i * p->elem : NULL;
+}
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * core/base/sort.h: a stable sort by 64-bit keys in linear time.
+ *
+ * The tables gtr sorts after a pass (pauses, their lengths) hold tens of
+ * thousands of rows; a comparison sort of them costs milliseconds that a
+ * radix sort does not. Being stable, it sorts by several keys when called
+ * once per key, the least significant first.
+ */
+#ifndef GTR_CORE_SORT_H
+#define GTR_CORE_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Reorders order[0..n) (indices into key) so that key[order[i]] does not
+ * decrease, keeping the order of equal keys: a least-significant-digit
+ * radix sort, as many 11-bit digits as the keys' spread needs. n must not
+ * exceed UINT32_MAX. Returns 0, or GTR_E_NOMEM with order unchanged.
+ */
+int gtr_sort_order(const uint64_t *key, size_t n, uint32_t *order);
+
+/* Sorts v[0..n) in place, ascending. Returns 0 or GTR_E_NOMEM (v unchanged). */
+int gtr_sort_u64(uint64_t *v, size_t n);
+
+#endif

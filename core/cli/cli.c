@@ -1,0 +1,1479 @@
+/* core/cli/cli.c: subcommands, flags, and turning errors into one line. */
+#include "core/cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "core/report/report.h"
+#include "core/analysis/scan.h"
+#include "core/analysis/stats.h"
+#include "core/analysis/diff.h"
+#include "core/report/diff_report.h"
+#include "core/gate/check.h"
+#include "core/report/html_report.h"
+#include "core/analysis/timeline.h"
+#include "io/map.h"
+#include "io/meter.h"
+#include "io/out.h"
+
+#define GTR_VERSION_STRING "0.1.0"
+
+enum { EXIT_OK = 0, EXIT_ERR = 1, EXIT_USAGE = 2, EXIT_THRESHOLD = 3 };
+
+static const char usage_main[] =
+	"usage: gtr COMMAND [flags] FILE\n"
+	"\n"
+	"Reads Go execution traces (go 1.5 to go 1.26 formats) and answers from the\n"
+	"command line. FILE may be - for standard input.\n"
+	"\n"
+	"commands:\n"
+	"  footprint FILE   count and bytes of each event type\n"
+	"  dump FILE        every event, one line each, in time order\n"
+	"  greedy FILE      the longest on-processor slices, the Tmax_stw estimate and\n"
+	"                   the measured stop-the-world pauses (alias: diagreedy)\n"
+	"  stats FILE       where each goroutine's time went, by goroutine and by\n"
+	"                   start function (go tool trace's goroutine analysis)\n"
+	"  diff A B         two traces side by side: pauses, slices, functions, verdict\n"
+	"  check --baseline BASE.json DIR|FILES...\n"
+	"                   many traces at once against a baseline, for CI\n"
+	"  report FILE [B]  a self-contained HTML page: timeline per P and M, slice\n"
+	"                   histogram, slices, pauses, functions; with B, the diff\n"
+	"\n"
+	"Run 'gtr COMMAND --help' for a command's flags.\n"
+	"\n"
+	"global flags (anywhere on the line):\n"
+	"  -v, --verbose    say on stderr how the input was read (mmap, io_uring or\n"
+	"                   read(2), and why io_uring was not used) and which SIMD\n"
+	"                   kernels run\n"
+	"  --progress       always show progress on stderr: phase (index, decode,\n"
+	"                   reduce), bytes, rate; by default it shows only on a\n"
+	"                   terminal, after half a second (never in pipes or CI)\n"
+	"  --no-progress    never show progress\n"
+	"  --color[=WHEN]   colour the headings of greedy's text report: auto (the\n"
+	"                   default: when stdout is a terminal and NO_COLOR is unset),\n"
+	"                   always, never\n"
+	"  --version        gtr's version and the trace versions it reads\n"
+	"\n"
+	"environment: GTR_ISA=scalar|sse4|avx2|avx512 forces the SIMD kernels;\n"
+	"GTR_IO_URING_DISABLE=1 acts as if io_uring were refused (to test the\n"
+	"fallback); GTR_SCAN_WALK=generic makes greedy's parallel path read events\n"
+	"with its generic walk (to test the fast one); GTR_INDEX_SPLIT=BYTES splits\n"
+	"the index of a v1 trace of that size or more between threads (default 32 MiB);\n"
+	"NO_COLOR (set, not empty) turns colour off unless --color=always\n"
+	"\n"
+	"A trace cut short (the process died) is read up to the cut: the report of the\n"
+	"complete part is printed, the cut is stated, and the exit status is 1; with\n"
+	"--lenient it is 0 and what was lost is a warning. diff and check refuse a\n"
+	"truncated trace unless --lenient is given.\n"
+	"\n"
+	"exit status: 0 ok, 1 error (bad or unreadable trace), 2 usage,\n"
+	"             3 a threshold was exceeded (greedy --fail-over or --stw-fail-over,\n"
+	"               a regression found by check, diff --fail-on-regression)\n";
+
+static const char usage_report[] =
+	"usage: gtr report [flags] FILE [B]\n"
+	"\n"
+	"Writes one self-contained HTML page (no network, no server: open it from\n"
+	"disk) with pictures of the trace: a timeline with one row per P (and per M\n"
+	"for go 1.22 and later traces) showing how busy each was, at a fixed number of\n"
+	"time buckets whatever the trace's size, with the top slices drawn exactly\n"
+	"and labelled and the stop-the-world pauses marked (zoom with the wheel or\n"
+	"the buttons, pan by dragging); a histogram of slice durations on log scales\n"
+	"with Tmax_stw and the measured STW p99 and max marked; the greedy table\n"
+	"with stacks; the pauses with the goroutines that made them wait; and the\n"
+	"per-function statistics. With a second trace B, the page starts with the\n"
+	"diff of A and B (as gtr diff) and shows both traces.\n"
+	"\n"
+	"flags:\n"
+	"  -o, --output FILE     where the page goes (default report.html; - for\n"
+	"                        standard output)\n"
+	"  -n N                  top slices drawn and listed, pauses listed (default 10)\n"
+	"  --depth N             frames per stack (default 32)\n"
+	"  --functions N         rows of the per-function table (default 50)\n"
+	"  --buckets N           time buckets per timeline row, 16 to 20000\n"
+	"                        (default 2000)\n"
+	"  --threshold M=PCT     with B: the diff's thresholds (see gtr diff --help)\n"
+	"  --min-delta D         with B: a duration must also change by more than D\n"
+	"  --lenient             read what can be read of damaged traces\n"
+	"  --io=MODE             how to read the files: mmap, uring or read\n"
+	"  -v, --verbose         say on stderr how each file was read\n";
+
+static const char usage_footprint[] =
+	"usage: gtr footprint [flags] FILE\n"
+	"\n"
+	"For each event type: the bytes its events take and their count, with\n"
+	"their shares of the file and of all events, sorted by bytes.\n"
+	"\n"
+	"flags:\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read (default: mmap for\n"
+	"                   files, uring for pipes, read if io_uring is refused)\n"
+	"  --lenient        skip what cannot be decoded (broken batches, generations\n"
+	"                   without a frequency, garbage between batches, events that\n"
+	"                   cannot be ordered), read a newer Go's trace as the newest\n"
+	"                   known version, and report the rest with warnings (exit 0)\n"
+	"  -v, --verbose    say on stderr how FILE was read and which kernels run\n";
+
+static const char usage_dump[] =
+	"usage: gtr dump [flags] FILE\n"
+	"\n"
+	"Every event, one line each, in the order Go's trace reader gives them:\n"
+	"  TIME P=p M=m G=g Name arg=value ...\n"
+	"TIME is in ns since the trace's first event; - means none.\n"
+	"\n"
+	"flags:\n"
+	"  --stacks         add each event's stack, one \"func file:line\" per line\n"
+	"  --transitions    print goroutine and P state transitions instead:\n"
+	"                     TIME G=id From->To reason=\"...\"\n"
+	"  -g GOID          only events of (or transitions of) goroutine GOID\n"
+	"  --from T         only events at or after T (ns, or with a unit: 1.5ms, 2s)\n"
+	"  --to T           only events at or before T\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read (default: mmap for\n"
+	"                   files, uring for pipes, read if io_uring is refused)\n"
+	"  --lenient        skip what cannot be decoded (broken batches, generations\n"
+	"                   without a frequency, garbage between batches, events that\n"
+	"                   cannot be ordered), read a newer Go's trace as the newest\n"
+	"                   known version, and report the rest with warnings (exit 0)\n"
+	"  -v, --verbose    say on stderr how FILE was read and which kernels run\n";
+
+static const char usage_greedy[] =
+	"usage: gtr greedy [flags] FILE      (also: gtr diagreedy)\n"
+	"\n"
+	"The N longest on-processor slices of the trace (a slice: a goroutine\n"
+	"running on a P until it stops, blocks, yields, is preempted, enters a\n"
+	"syscall or exits), with goroutine, P, times, how each ended, the\n"
+	"goroutine's function, its recent events and the stacks where it started\n"
+	"and stopped; the estimate Tmax_stw = the sum of the top GOMAXPROCS\n"
+	"slices; and the stop-the-world pauses the trace recorded, each with the\n"
+	"goroutines it had to wait for and the one that stopped last.\n"
+	"\n"
+	"flags:\n"
+	"  -n N                 how many slices and pauses to list (default 10)\n"
+	"  --json               the same content as JSON (schema in README.md)\n"
+	"  --depth N            at most N frames per stack (default: all)\n"
+	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
+	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
+	"  -j N                 N worker threads, each walking whole per-thread event\n"
+	"                       streams (default: one per online CPU)\n"
+	"  --ordered            read every event in Go's global event order on one\n"
+	"                       thread (the reference the parallel path must equal;\n"
+	"                       also what runs for v1 traces and partial reads)\n"
+	"  --io=MODE            how to read FILE: mmap, uring or read (default: mmap\n"
+	"                       for files, uring for pipes, read if io_uring is refused)\n"
+	"  --lenient            skip what cannot be decoded, report the rest with\n"
+	"                       warnings (see gtr dump --help)\n"
+	"  -v, --verbose        say on stderr how FILE was read and which kernels run\n";
+
+static const char usage_stats[] =
+	"usage: gtr stats [flags] FILE\n"
+	"\n"
+	"Where each goroutine's time went, as go tool trace's goroutine analysis\n"
+	"counts it, per goroutine and per start function: execution time (Running),\n"
+	"scheduler wait (Runnable), block time by reason (chan, select, sync, net,\n"
+	"sleep, GC, other), syscall time, GC mark assist time (which overlaps the\n"
+	"others), and the on-processor slices: count, p50, p99 and max.\n"
+	"\n"
+	"Block reasons: chan = chan send/receive; select; sync = sync and\n"
+	"sync.(*Cond).Wait; net = network; sleep; GC = mark assist wait, sweeper\n"
+	"wait, wait until GC ends, weak-to-strong wait; other = anything else.\n"
+	"p50 and p99 come from a log-bucketed histogram (64 bins per power of two,\n"
+	"bounded memory per goroutine): within 0.8% of the exact value; max is exact.\n"
+	"\n"
+	"flags:\n"
+	"  --sort KEY       order rows by KEY, largest first (default exec): exec,\n"
+	"                   sched, block, chan, select, sync, net, sleep, gc, other,\n"
+	"                   syscall, assist, slices, p50, p99, max, goroutines;\n"
+	"                   id and name sort ascending\n"
+	"  --top N          at most N rows per table (default 20 in text, all in\n"
+	"                   --json and --csv)\n"
+	"  --by WHAT        function, goroutine or both (default both)\n"
+	"  --json           the same content as JSON (schema gtr.stats.v1, README.md)\n"
+	"  --csv            one CSV table: a total row, then function and goroutine rows\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read (default: mmap for\n"
+	"                   files, uring for pipes, read if io_uring is refused)\n"
+	"  --lenient        skip what cannot be decoded (broken batches, generations\n"
+	"                   without a frequency, garbage between batches, events that\n"
+	"                   cannot be ordered), read a newer Go's trace as the newest\n"
+	"                   known version, and report the rest with warnings (exit 0)\n"
+	"  -v, --verbose    say on stderr how FILE was read and which kernels run\n";
+
+static const char usage_diff[] =
+	"usage: gtr diff [flags] A B\n"
+	"\n"
+	"Two traces side by side, A before and B after a change: Tmax_stw; the\n"
+	"measured stop-the-world pauses (count, p50, p99, max); the slices (count,\n"
+	"longest, p50, p99); time totals; the top slices with their functions; and\n"
+	"each start function's execution time and longest slice, with absolute and\n"
+	"relative deltas. Ends with a one-line verdict: B is worse when a metric\n"
+	"grew by more than its threshold, better when none did and one shrank as\n"
+	"much (going back from B to A would be worse): swapping A and B swaps them.\n"
+	"\n"
+	"flags:\n"
+	"  -n N                  top slices and function rows to list (default 10)\n"
+	"  --json                the same content as JSON (schema gtr.diff.v1, README.md)\n"
+	"  --threshold M=PCT     change a metric's threshold in percent, or turn it on\n"
+	"                        or off (M=off); repeatable or comma-separated. Default:\n"
+	"                        max_slice=20,tmax_stw=20,stw_p99=20. Metrics: tmax_stw,\n"
+	"                        stw_count, stw_p50, stw_p99, stw_max, slices, max_slice,\n"
+	"                        slice_p50, slice_p99, exec, sched_wait, block, syscall,\n"
+	"                        gc_assist, func_exec, func_max_slice (per function)\n"
+	"  --min-delta D         a duration must also change by more than D (e.g. 100us)\n"
+	"  --fail-on-regression  exit 3 when the verdict is that B is worse\n"
+	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
+	"                        mmap for files, uring for pipes, read if io_uring is\n"
+	"                        refused)\n"
+	"  --lenient             read what can be read of damaged traces, with warnings\n"
+	"                        (see gtr dump --help); without it a truncated or\n"
+	"                        corrupt trace is an error\n"
+	"  -v, --verbose         say on stderr how each file was read and which kernels\n"
+	"                        run\n";
+
+static const char usage_check[] =
+	"usage: gtr check --baseline BASE.json [flags] DIR|FILE...\n"
+	"\n"
+	"Checks many traces at once against a baseline, several files in parallel.\n"
+	"For each trace it records a fingerprint of its content (XXH3 64-bit), its\n"
+	"Go version (the trace version, and the runtime release when the trace's\n"
+	"file paths name it) and the metrics of gtr diff: Tmax_stw, STW count, p50,\n"
+	"p99 and max, slice count, max, p50 and p99, time totals, the top slices\n"
+	"and each start function's execution time and longest slice. Traces are\n"
+	"matched with the baseline by name (a DIR's files by their path below it,\n"
+	"a FILE by its base name); the fingerprint says whether a trace changed.\n"
+	"A trace whose metric grew past its threshold regressed; a trace that\n"
+	"cannot be read is an error of that trace, and the others are still checked.\n"
+	"\n"
+	"flags:\n"
+	"  --baseline FILE       the baseline (required; gtr.baseline.v1 JSON)\n"
+	"  --update-baseline     write this run's results into the baseline, creating\n"
+	"                        it if need be; traces not checked keep their entries.\n"
+	"                        Regressions are reported but accepted (no exit 3)\n"
+	"  -j N                  traces processed at once (default: the online CPUs)\n"
+	"  --threshold M=PCT     a metric's threshold in percent, or M=off; repeatable\n"
+	"                        or comma-separated. Default: max_slice=20,tmax_stw=20,\n"
+	"                        stw_p99=20. Metrics: see gtr diff --help\n"
+	"  --min-delta D         a duration must also grow by more than D (e.g. 100us)\n"
+	"  --pattern GLOB        files taken from a DIR (default *.trace)\n"
+	"  --report-json FILE    write the report as JSON (gtr.check.v1; - for stdout)\n"
+	"  --junit FILE          write a JUnit XML report (- for stdout)\n"
+	"  -n N                  top slices recorded per trace (default 10)\n"
+	"  -q, --quiet           list only regressions and errors, then the summary\n"
+	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
+	"                        mmap)\n"
+	"  --lenient             read what can be read of damaged traces; what was\n"
+	"                        skipped is a warning on stderr (see gtr dump --help)\n"
+	"\n"
+	"Progress is shown on stderr when it is a terminal.\n"
+	"\n"
+	"exit status: 0 every trace read and none regressed (new traces included);\n"
+	"             1 a trace could not be read and none regressed, or the baseline\n"
+	"               or a report could not be read or written; 2 usage;\n"
+	"             3 a metric regressed past its threshold (even if some trace\n"
+	"               could not be read)\n";
+
+static void say(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "gtr: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+}
+
+/* Parses "123", "1.5ms", "20us", "2s" into ns. Returns 0 or -1. */
+static int parse_duration(const char *s, uint64_t *ns)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -1;
+	double mul = 1;
+	if (*end == 0 || strcmp(end, "ns") == 0)
+		mul = 1;
+	else if (strcmp(end, "us") == 0 || strcmp(end, "\xc2\xb5s") == 0)
+		mul = 1e3;
+	else if (strcmp(end, "ms") == 0)
+		mul = 1e6;
+	else if (strcmp(end, "s") == 0)
+		mul = 1e9;
+	else
+		return -1;
+	double x = v * mul;
+	if (x >= 1.8e19)
+		return -1;
+	*ns = (uint64_t)(x + 0.5);
+	return 0;
+}
+
+typedef struct args {
+	int argc, i;
+	char **argv;
+	const char *cmd;
+} args;
+
+/*
+ * Matches flag `name` at the current position, with its value either
+ * joined ("--to=5ms") or next ("--to 5ms"). Returns 1 and sets *val on a
+ * match, 0 when the arg is something else, -1 when the value is missing.
+ */
+static int flag_value(args *a, const char *name, const char **val)
+{
+	const char *arg = a->argv[a->i];
+	size_t n = strlen(name);
+	if (strncmp(arg, name, n) != 0)
+		return 0;
+	if (arg[n] == '=') {
+		*val = arg + n + 1;
+		return 1;
+	}
+	if (arg[n] != 0)
+		return 0;
+	if (a->i + 1 >= a->argc)
+		return -1;
+	*val = a->argv[++a->i];
+	return 1;
+}
+
+/* -v, --verbose: a global flag, taken out of argv by gtr_cli_main. */
+static int verbose;
+
+/* --progress, --no-progress and --color: global flags too. */
+static gtr_meter_mode progress_mode = GTR_METER_AUTO;
+static gtr_meter meter;
+static const char *progress_pass; /* which analysis is reading, for the bar */
+static enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode = COLOR_AUTO;
+
+/* Colour on fd: --color=always|never, else a terminal and no NO_COLOR. */
+static int use_color(int fd)
+{
+	if (color_mode != COLOR_AUTO)
+		return color_mode == COLOR_ALWAYS;
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	if ((no && *no) || (term && strcmp(term, "dumb") == 0))
+		return 0;
+	return isatty(fd);
+}
+
+/* The library's progress, drawn on stderr; a finished pass erases it before anything is printed. */
+static void on_progress(void *ctx, gtr_phase phase, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	char what[48];
+	if (progress_pass && phase == GTR_PHASE_DECODE)
+		snprintf(what, sizeof what, "%s %s", gtr_phase_name(phase), progress_pass);
+	else
+		snprintf(what, sizeof what, "%s", gtr_phase_name(phase));
+	gtr_meter_update(&meter, what, done, total);
+	if (done >= total)
+		gtr_meter_end(&meter);
+}
+
+/* --io=mmap|uring|read. Returns 0, or -1 for anything else. */
+static int parse_io(const char *val, gtr_io_mode *io)
+{
+	if (strcmp(val, "mmap") == 0)
+		*io = GTR_IO_MMAP;
+	else if (strcmp(val, "uring") == 0)
+		*io = GTR_IO_URING;
+	else if (strcmp(val, "read") == 0)
+		*io = GTR_IO_READ;
+	else
+		return -1;
+	return 0;
+}
+
+typedef struct opened {
+	gtr_map map;
+	gtr_trace *trace;
+} opened;
+
+/* jobs: threads the index may use (0: one per online CPU). */
+static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
+{
+	memset(op, 0, sizeof *op);
+	const char *off = getenv("GTR_IO_URING_DISABLE");
+	unsigned flags = off && strcmp(off, "1") == 0 ? GTR_MAP_NO_URING : 0;
+	int rc = gtr_map_open_flags(&op->map, path, io, flags);
+	if (rc == -ESPIPE && io == GTR_IO_MMAP) {
+		say("%s: --io=mmap needs a regular file (use --io=uring or --io=read for a pipe)%s", path, "");
+		return EXIT_ERR;
+	}
+	if (rc < 0) {
+		say("%s: %s", path, strerror(-rc));
+		return EXIT_ERR;
+	}
+	gtr_kernels k;
+	const char *isa = getenv("GTR_ISA");
+	if (gtr_kernels_init(&k, isa) < 0) {
+		say("GTR_ISA=%s: unknown, or not supported by this CPU%s", isa, "");
+		gtr_map_close(&op->map);
+		return EXIT_USAGE;
+	}
+	if (verbose) {
+		const gtr_map *m = &op->map;
+		if (m->uring_err)
+			fprintf(stderr, "gtr: io: io_uring unavailable (%s), reading with read(2)\n",
+				strerror(m->uring_err));
+		else if (m->how == GTR_IO_URING)
+			fprintf(stderr, "gtr: io: io_uring, %zu bytes into a memory file (%s buffers)\n",
+				m->size, m->uring_fixed ? "registered" : "plain");
+		else if (m->how == GTR_IO_READ)
+			fprintf(stderr, "gtr: io: read(2), %zu bytes into a memory file\n", m->size);
+		else
+			fprintf(stderr, "gtr: io: mmap, %zu bytes\n", m->size);
+		fprintf(stderr, "gtr: simd: %s kernels\n", gtr_isa_name(k.isa));
+	}
+	gtr_error err;
+	gtr_error_clear(&err);
+	const char *split = getenv("GTR_INDEX_SPLIT");
+	gtr_open_opts oo = {.sz = sizeof oo, .flags = open_flags, .kernels = &k,
+			    .progress = on_progress, .jobs = jobs,
+			    .split_min = split ? strtoull(split, NULL, 10) : 0};
+	double t0 = gtr_seconds();
+	rc = gtr_trace_open_opts(&op->trace, op->map.data, op->map.size, &oo, &err);
+	if (verbose && rc == 0)
+		fprintf(stderr, "gtr: index: %.3f s\n", gtr_seconds() - t0);
+	if (rc < 0) {
+		gtr_meter_end(&meter);
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
+			err.msg[0] ? err.msg : gtr_strerror(err.code));
+		gtr_map_close(&op->map);
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+static void close_trace(opened *op)
+{
+	gtr_trace_free(op->trace);
+	gtr_map_close(&op->map);
+}
+
+static int finish(const char *path, int rc, gtr_error *err, gtr_out *o)
+{
+	int werr = gtr_out_flush(o);
+	if (rc < 0) {
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err->off,
+			err->msg[0] ? err->msg : gtr_strerror(err->code));
+		return EXIT_ERR;
+	}
+	if (werr && werr != EPIPE) {
+		say("writing output: %s%s", strerror(werr), "");
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+/*
+ * After a command over a trace read partially: strictly, the cut (and
+ * anything lost with it) is one error line and status 1; leniently,
+ * each kind of loss is a warning line, then a summary, and the status
+ * stands. Returns the status.
+ */
+static int loss_status(const char *path, const gtr_trace *t, int lenient, int st)
+{
+	gtr_loss l;
+	gtr_trace_loss(t, &l);
+	if (!gtr_loss_any(&l) || st == EXIT_ERR)
+		return st;
+	char lines[8][GTR_LOSS_LINE];
+	size_t n = gtr_loss_lines(&l, lines, 8);
+	if (lenient) {
+		for (size_t i = 0; i < n; i++)
+			fprintf(stderr, "gtr: warning: %s: %s\n", path, lines[i]);
+		char sum[400];
+		gtr_loss_summary(&l, gtr_trace_get_info(t)->bytes, sum, sizeof sum);
+		fprintf(stderr, "gtr: warning: %s: %s\n", path, sum);
+		return st;
+	}
+	fprintf(stderr, "gtr: %s: at byte %llu: %s: the complete part was read and reported; ", path,
+		(unsigned long long)(l.truncated ? l.truncated_at : l.refs.first_off),
+		l.truncated ? "truncated trace" : "incomplete trace");
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? "; " : "", lines[i]);
+	fputc('\n', stderr);
+	/* A threshold exceeded in what was read is still the finding CI asks about. */
+	return st == EXIT_THRESHOLD ? st : EXIT_ERR;
+}
+
+/* Durations in one-line messages: ASCII, as thresholds are written. */
+static void fmt_ns(char *buf, size_t cap, uint64_t ns)
+{
+	gtr_fmt_dur(buf, cap, ns, "", "us");
+}
+
+/* Exit status 3, with one line saying why, when a limit is exceeded. */
+static int check_thresholds(const gtr_greedy *g, int have_fail, uint64_t fail_over,
+			    int have_stw_fail, uint64_t stw_fail_over)
+{
+	char a[32], b[32];
+	if (have_fail && g->ntop && gtr_slice_dur(&g->top[0]) > fail_over) {
+		fmt_ns(a, sizeof a, gtr_slice_dur(&g->top[0]));
+		fmt_ns(b, sizeof b, fail_over);
+		fprintf(stderr, "gtr: threshold exceeded: G%lld ran %s without leaving its P (--fail-over %s)\n",
+			(long long)g->top[0].g, a, b);
+		return EXIT_THRESHOLD;
+	}
+	if (have_stw_fail) {
+		const gtr_stw *worst = NULL;
+		for (size_t i = 0; i < g->nstw; i++)
+			if (!worst || g->stw[i].end - g->stw[i].start > worst->end - worst->start)
+				worst = &g->stw[i];
+		if (worst && worst->end - worst->start > stw_fail_over) {
+			fmt_ns(a, sizeof a, worst->end - worst->start);
+			fmt_ns(b, sizeof b, stw_fail_over);
+			fprintf(stderr, "gtr: threshold exceeded: a %.*s pause lasted %s (--stw-fail-over %s)\n",
+				(int)worst->kind.n, worst->kind.p, a, b);
+			return EXIT_THRESHOLD;
+		}
+	}
+	return EXIT_OK;
+}
+
+enum { CMD_FOOTPRINT, CMD_DUMP, CMD_GREEDY };
+
+static int parse_count(const char *val, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(val, &end, 10);
+	if (*val == 0 || *end || errno || v == 0 || v > 1000000 || *val == '-')
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+static int run_command(args *a, int cmd)
+{
+	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
+	gtr_greedy_report_opts gopts = {.json = 0};
+	size_t top = 10, jobs = 0;
+	int ordered = 0;
+	uint64_t fail_over = 0, stw_fail_over = 0;
+	int have_fail = 0, have_stw_fail = 0;
+	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX};
+	gtr_io_mode io = GTR_IO_AUTO;
+	int lenient = 0;
+	const char *path = NULL;
+	const char *usage = dump ? usage_dump : greedy ? usage_greedy : usage_footprint;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if (greedy && strcmp(arg, "--json") == 0) {
+			gopts.json = 1;
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "-n", &val)) != 0 ||
+			       (m = flag_value(a, "--depth", &val)) != 0)) {
+			int n = arg[1] == 'n';
+			if (m < 0 || parse_count(val, n ? &top : &gopts.stack_depth) < 0) {
+				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (greedy && strcmp(arg, "--ordered") == 0) {
+			ordered = 1;
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "-j", &val)) != 0 ||
+			       (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9' &&
+				(val = arg + 2, m = 1)))) {
+			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 256) {
+				say("greedy: -j takes a thread count from 1 to 256%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (greedy && ((m = flag_value(a, "--fail-over", &val)) != 0 ||
+			       (m = flag_value(a, "--stw-fail-over", &val)) != 0)) {
+			int stw = strncmp(arg, "--stw", 5) == 0;
+			if (m < 0 || parse_duration(val, stw ? &stw_fail_over : &fail_over) < 0) {
+				say("greedy: %s takes a duration such as 500us, 10ms or 1s%s",
+				    stw ? "--stw-fail-over" : "--fail-over", "");
+				return EXIT_USAGE;
+			}
+			*(stw ? &have_stw_fail : &have_fail) = 1;
+			continue;
+		}
+		if (dump && strcmp(arg, "--stacks") == 0) {
+			d.stacks = 1;
+			continue;
+		}
+		if (dump && strcmp(arg, "--transitions") == 0) {
+			d.transitions = 1;
+			continue;
+		}
+		if (dump && (m = flag_value(a, "-g", &val)) != 0) {
+			char *end;
+			long long g = m > 0 ? strtoll(val, &end, 10) : -1;
+			if (m < 0 || *val == 0 || *end || g < 0) {
+				say("dump: -g takes a goroutine id%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			d.goid = g;
+			continue;
+		}
+		if (dump && ((m = flag_value(a, "--from", &val)) != 0 ||
+			     (m = flag_value(a, "--to", &val)) != 0)) {
+			int from = strncmp(arg, "--from", 6) == 0;
+			if (m < 0 || parse_duration(val, from ? &d.from : &d.to) < 0) {
+				say("dump: %s takes a time such as 1500, 20us, 1.5ms or 2s%s",
+				    from ? "--from" : "--to", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+		if (path) {
+			say("%s: one trace file, please (got %s)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		path = arg;
+	}
+	if (!path) {
+		say("%s: no trace file given%s", a->cmd, "");
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	opened op;
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, (unsigned)jobs);
+	if (st != EXIT_OK)
+		return st;
+	static gtr_out o;
+	gtr_out_init(&o, STDOUT_FILENO);
+	gtr_error err;
+	gtr_error_clear(&err);
+	int rc;
+	gtr_greedy *g = NULL;
+	if (greedy) {
+		gopts.file = path;
+		gopts.color = use_color(STDOUT_FILENO);
+		if (ordered) {
+			rc = gtr_greedy_run(op.trace, top, &g, &err);
+			if (verbose)
+				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
+		} else {
+			gtr_scan_info si;
+			const char *walk = getenv("GTR_SCAN_WALK");
+			unsigned sflags = walk && strcmp(walk, "generic") == 0 ? GTR_SCAN_GENERIC : 0;
+			rc = gtr_scan_greedy(op.trace, top, (unsigned)jobs, sflags, &g, &si, &err);
+			if (verbose && si.ordered)
+				fprintf(stderr, "gtr: greedy: ordered path: %s\n", si.why);
+			else if (verbose)
+				fprintf(stderr,
+					"gtr: greedy: parallel path, %u threads: ends %.3f s, pass 1 %.3f s, "
+					"waiters %.3f s, pass 2 %.3f s (%u rounds, %.1f MB)\n",
+					si.jobs, si.sec_ends, si.sec_pass1, si.sec_waiters, si.sec_pass2,
+					si.rounds, (double)si.pass2_bytes / 1e6);
+		}
+		if (rc == 0)
+			rc = gtr_report_greedy(op.trace, g, &gopts, &o, &err);
+	} else if (dump) {
+		rc = gtr_report_dump(op.trace, &d, &o, &err);
+	} else {
+		rc = gtr_report_footprint(op.trace, &o, &err);
+	}
+	st = finish(path, rc, &err, &o);
+	if (st == EXIT_OK && g)
+		st = check_thresholds(g, have_fail, fail_over, have_stw_fail, stw_fail_over);
+	st = loss_status(path, op.trace, lenient, st);
+	gtr_greedy_free(g);
+	close_trace(&op);
+	return st;
+}
+
+static int run_stats(args *a)
+{
+	gtr_stats_report_opts opts = {.sort = GTR_SK_EXEC};
+	int have_top = 0, lenient = 0;
+	gtr_io_mode io = GTR_IO_AUTO;
+	const char *path = NULL;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage_stats, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0) {
+			int f = arg[2] == 'j' ? GTR_STATS_JSON : GTR_STATS_CSV;
+			if (opts.format && opts.format != f) {
+				say("stats: --json and --csv do not go together%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			opts.format = f;
+			continue;
+		}
+		if ((m = flag_value(a, "--sort", &val)) != 0) {
+			int k = m > 0 ? gtr_stats_key_parse(val) : -1;
+			if (k < 0) {
+				say("stats: --sort takes one of exec, sched, block, chan, select, sync, net, "
+				    "sleep, gc, other, syscall, assist, slices, p50, p99, max, goroutines, id, "
+				    "name%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			opts.sort = (gtr_stats_key)k;
+			continue;
+		}
+		if ((m = flag_value(a, "--top", &val)) != 0 || (m = flag_value(a, "-n", &val)) != 0) {
+			if (m < 0 || parse_count(val, &opts.top) < 0) {
+				say("stats: --top takes a positive count%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			have_top = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "--by", &val)) != 0) {
+			if (m > 0 && (strcmp(val, "function") == 0 || strcmp(val, "func") == 0))
+				opts.by = GTR_STATS_BY_FUNC;
+			else if (m > 0 && (strcmp(val, "goroutine") == 0 || strcmp(val, "g") == 0))
+				opts.by = GTR_STATS_BY_G;
+			else if (m > 0 && strcmp(val, "both") == 0)
+				opts.by = GTR_STATS_BY_BOTH;
+			else {
+				say("stats: --by takes function, goroutine or both%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage_stats, stderr);
+			return EXIT_USAGE;
+		}
+		if (path) {
+			say("%s: one trace file, please (got %s)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		path = arg;
+	}
+	if (!path) {
+		say("%s: no trace file given%s", a->cmd, "");
+		fputs(usage_stats, stderr);
+		return EXIT_USAGE;
+	}
+	if (!have_top && opts.format == GTR_STATS_TEXT)
+		opts.top = 20;
+	opts.file = path;
+	opened op;
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, 0);
+	if (st != EXIT_OK)
+		return st;
+	static gtr_out o;
+	gtr_out_init(&o, STDOUT_FILENO);
+	gtr_error err;
+	gtr_error_clear(&err);
+	gtr_stats *s = NULL;
+	/* The goroutine rows the report prints, and no others. */
+	gtr_stats_keep keep = {.all = opts.by != GTR_STATS_BY_FUNC && opts.top == 0,
+			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
+			       .sort = opts.sort};
+	int rc = gtr_stats_run(op.trace, &keep, &s, &err);
+	if (rc == 0)
+		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
+	st = finish(path, rc, &err, &o);
+	st = loss_status(path, op.trace, lenient, st);
+	gtr_stats_free(s);
+	close_trace(&op);
+	return st;
+}
+
+/* Handles --threshold and --min-delta for diff and check: 1 taken, 0 not ours, -1 bad. */
+static int threshold_flag(args *a, gtr_thresholds *th)
+{
+	const char *val;
+	int m;
+	if ((m = flag_value(a, "--threshold", &val)) != 0) {
+		char why[200];
+		if (m < 0) {
+			say("%s: --threshold takes METRIC=PERCENT%s", a->cmd, "");
+			return -1;
+		}
+		if (gtr_thresholds_parse(th, val, why, sizeof why) < 0) {
+			say("%s: --threshold: %s", a->cmd, why);
+			return -1;
+		}
+		return 1;
+	}
+	if ((m = flag_value(a, "--min-delta", &val)) != 0) {
+		if (m < 0 || parse_duration(val, &th->min_delta) < 0) {
+			say("%s: --min-delta takes a duration such as 100us or 1ms%s", a->cmd, "");
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}
+
+static int run_diff(args *a)
+{
+	gtr_thresholds th;
+	gtr_thresholds_default(&th);
+	gtr_diff_opts opts = {.rows = 10, .th = &th};
+	int fail_worse = 0, lenient = 0;
+	gtr_io_mode io = GTR_IO_AUTO;
+	const char *paths[2] = {NULL, NULL};
+	int npaths = 0;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage_diff, stdout);
+			return EXIT_OK;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(arg, "--json") == 0) {
+			opts.json = 1;
+			continue;
+		}
+		if (strcmp(arg, "--fail-on-regression") == 0) {
+			fail_worse = 1;
+			continue;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "-n", &val)) != 0 || (m = flag_value(a, "--top", &val)) != 0) {
+			if (m < 0 || parse_count(val, &opts.rows) < 0) {
+				say("diff: -n takes a positive count%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((m = threshold_flag(a, &th)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage_diff, stderr);
+			return EXIT_USAGE;
+		}
+		if (npaths == 2) {
+			say("%s: two trace files, please (got %s as a third)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		paths[npaths++] = arg;
+	}
+	if (npaths != 2) {
+		say("%s: two trace files, A and B, please%s", a->cmd, "");
+		fputs(usage_diff, stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0) {
+		say("%s: standard input can be only one of the two traces%s", a->cmd, "");
+		return EXIT_USAGE;
+	}
+	gtr_metrics m[2];
+	memset(m, 0, sizeof m);
+	int st = EXIT_OK;
+	for (int k = 0; k < 2 && st == EXIT_OK; k++) {
+		opened op;
+		st = open_trace(&op, paths[k], io, lenient ? GTR_OPEN_LENIENT : 0, 0);
+		if (st != EXIT_OK)
+			break;
+		gtr_error err;
+		gtr_error_clear(&err);
+		if (gtr_metrics_compute(op.trace, opts.rows, &m[k], &err) < 0) {
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+			st = EXIT_ERR;
+		}
+		/* Leniently, what was skipped is said before the comparison. */
+		st = loss_status(paths[k], op.trace, 1, st);
+		close_trace(&op);
+	}
+	if (st == EXIT_OK) {
+		static gtr_out o;
+		gtr_out_init(&o, STDOUT_FILENO);
+		gtr_error err;
+		gtr_error_clear(&err);
+		gtr_verdict v = GTR_SAME;
+		opts.file_a = paths[0];
+		opts.file_b = paths[1];
+		int rc = gtr_report_diff(&m[0], &m[1], &opts, &o, &v, &err);
+		st = finish(paths[1], rc, &err, &o);
+		if (st == EXIT_OK && fail_worse && v == GTR_WORSE)
+			st = EXIT_THRESHOLD;
+	}
+	gtr_metrics_free(&m[0]);
+	gtr_metrics_free(&m[1]);
+	return st;
+}
+
+/* Opens `path` for a report ("-": stdout). Returns the fd, or -1 after saying why. */
+static int open_output(const char *path, char *tmp, size_t cap)
+{
+	tmp[0] = 0;
+	if (strcmp(path, "-") == 0)
+		return STDOUT_FILENO;
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* /dev/null, a FIFO, a terminal: written in place (renaming a file
+		 * over a device would replace the device). */
+		int fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			say("%s: %s", path, strerror(errno));
+		return fd;
+	}
+	/* Written next to its place, then renamed: a reader never sees half a file. */
+	snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		say("%s: %s", tmp, strerror(errno));
+		tmp[0] = 0;
+	}
+	return fd;
+}
+
+/* Flushes and closes a report opened by open_output. EXIT_OK or EXIT_ERR. */
+static int close_output(gtr_out *o, int fd, const char *path, const char *tmp)
+{
+	int werr = gtr_out_flush(o);
+	if (fd == STDOUT_FILENO)
+		return werr && werr != EPIPE ? EXIT_ERR : EXIT_OK;
+	if (!tmp[0]) {
+		/* Not a regular file: nothing to sync or rename. */
+		if (close(fd) < 0 && !werr)
+			werr = errno;
+		if (werr && werr != EPIPE) {
+			say("%s: %s", path, strerror(werr));
+			return EXIT_ERR;
+		}
+		return EXIT_OK;
+	}
+	if (!werr && fsync(fd) < 0)
+		werr = errno;
+	if (close(fd) < 0 && !werr)
+		werr = errno;
+	if (!werr && rename(tmp, path) < 0)
+		werr = errno;
+	if (werr) {
+		unlink(tmp);
+		say("%s: %s", path, strerror(werr));
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+static int run_check(args *a)
+{
+	gtr_thresholds th;
+	gtr_thresholds_default(&th);
+	const char *baseline = NULL, *report_json = NULL, *junit = NULL, *pattern = "*.trace";
+	int update = 0, quiet = 0, lenient = 0;
+	size_t ntop = 10, jobs = 0;
+	gtr_io_mode io = GTR_IO_AUTO;
+	char **paths = calloc((size_t)a->argc, sizeof *paths);
+	size_t npaths = 0;
+	if (!paths) {
+		say("out of memory%s%s", "", "");
+		return EXIT_ERR;
+	}
+	int st = EXIT_OK;
+	for (; a->i < a->argc && st == EXIT_OK; a->i++) {
+		char *arg = a->argv[a->i];
+		const char *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage_check, stdout);
+			free(paths);
+			return EXIT_OK;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+		} else if ((m = flag_value(a, "--baseline", &val)) != 0 ||
+			   (m = flag_value(a, "--report-json", &val)) != 0 ||
+			   (m = flag_value(a, "--junit", &val)) != 0 ||
+			   (m = flag_value(a, "--pattern", &val)) != 0) {
+			if (m < 0 || !*val) {
+				say("%s: %s takes a file name", a->cmd, arg);
+				st = EXIT_USAGE;
+			} else if (strncmp(arg, "--baseline", 10) == 0) {
+				baseline = val;
+			} else if (strncmp(arg, "--report-json", 13) == 0) {
+				report_json = val;
+			} else if (strncmp(arg, "--junit", 7) == 0) {
+				junit = val;
+			} else {
+				pattern = val;
+			}
+		} else if (strcmp(arg, "--update-baseline") == 0) {
+			update = 1;
+		} else if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
+			quiet = 1;
+		} else if ((m = flag_value(a, "-j", &val)) != 0 || (m = flag_value(a, "--jobs", &val)) != 0) {
+			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 4096) {
+				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+		} else if (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9') {
+			if (parse_count(arg + 2, &jobs) < 0 || jobs > 4096) {
+				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+		} else if ((m = flag_value(a, "-n", &val)) != 0) {
+			if (m < 0 || parse_count(val, &ntop) < 0) {
+				say("%s: -n takes a positive count%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+		} else if ((m = threshold_flag(a, &th)) != 0) {
+			if (m < 0)
+				st = EXIT_USAGE;
+		} else if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage_check, stderr);
+			st = EXIT_USAGE;
+		} else if (strcmp(arg, "-") == 0) {
+			say("%s: traces are matched by name: standard input cannot be checked%s", a->cmd, "");
+			st = EXIT_USAGE;
+		} else {
+			paths[npaths++] = arg;
+		}
+	}
+	if (st == EXIT_OK && !baseline) {
+		say("%s: --baseline FILE is required%s", a->cmd, "");
+		fputs(usage_check, stderr);
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && npaths == 0) {
+		say("%s: no traces given (a directory or files)%s", a->cmd, "");
+		fputs(usage_check, stderr);
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && report_json && junit && strcmp(report_json, "-") == 0 &&
+	    strcmp(junit, "-") == 0) {
+		say("%s: only one report can go to standard output%s", a->cmd, "");
+		st = EXIT_USAGE;
+	}
+	gtr_check_input *in = NULL;
+	size_t nin = 0;
+	char why[600];
+	if (st == EXIT_OK && gtr_check_collect(paths, npaths, pattern, &in, &nin, why, sizeof why) < 0) {
+		say("%s: %s", a->cmd, why);
+		st = EXIT_USAGE;
+	}
+	free(paths);
+	if (st != EXIT_OK)
+		return st;
+
+	/* The baseline: missing is fine only when it is about to be written. */
+	gtr_baseline *base = NULL;
+	gtr_map bm;
+	int rc = gtr_map_open(&bm, baseline, GTR_IO_AUTO);
+	if (rc < 0 && !(rc == -ENOENT && update)) {
+		fprintf(stderr, "gtr: %s: %s%s\n", baseline, strerror(-rc),
+			rc == -ENOENT ? " (create it with --update-baseline)" : "");
+		gtr_check_inputs_free(in, nin);
+		return EXIT_ERR;
+	}
+	if (rc == 0) {
+		gtr_error err;
+		gtr_error_clear(&err);
+		rc = gtr_baseline_parse((const char *)bm.data, bm.size, &base, &err);
+		gtr_map_close(&bm);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", baseline, (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+			gtr_check_inputs_free(in, nin);
+			return EXIT_ERR;
+		}
+	}
+
+	gtr_kernels k;
+	const char *isa = getenv("GTR_ISA");
+	if (gtr_kernels_init(&k, isa) < 0) {
+		say("GTR_ISA=%s: unknown, or not supported by this CPU%s", isa, "");
+		gtr_baseline_free(base);
+		gtr_check_inputs_free(in, nin);
+		return EXIT_USAGE;
+	}
+	if (jobs == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = cpus > 0 ? (size_t)cpus : 1;
+	}
+	if (jobs > nin)
+		jobs = nin;
+	gtr_progress prog;
+	gtr_progress_init(&prog, STDERR_FILENO, nin);
+	if (progress_mode != GTR_METER_AUTO)
+		prog.on = progress_mode == GTR_METER_ON;
+	gtr_check_opts copts = {.baseline = base, .th = &th, .kernels = &k, .ntop = ntop,
+				.jobs = (unsigned)jobs, .io = io, .progress = &prog,
+				.open_flags = lenient ? GTR_OPEN_LENIENT : 0};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	gtr_check_result *res = NULL;
+	gtr_error err;
+	gtr_error_clear(&err);
+	rc = gtr_check_run(in, nin, &copts, &res, &err);
+	gtr_progress_end(&prog);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc < 0) {
+		say("%s: %s", a->cmd, err.msg);
+		gtr_baseline_free(base);
+		gtr_check_inputs_free(in, nin);
+		return EXIT_ERR;
+	}
+	gtr_check_summary sum;
+	gtr_check_summarize(res, nin, base, &sum);
+	for (size_t i = 0; i < nin; i++)
+		if (res[i].warning[0])
+			fprintf(stderr, "gtr: warning: %s: %s\n", in[i].name, res[i].warning);
+	static gtr_out o;
+	char tmp[4096 + 64];
+	int io_failed = 0;
+	if (update) {
+		int fd = open_output(baseline, tmp, sizeof tmp);
+		if (fd < 0 || fd == STDOUT_FILENO) {
+			io_failed = 1;
+			if (fd == STDOUT_FILENO)
+				say("%s: the baseline cannot be standard output%s", a->cmd, "");
+		} else {
+			gtr_out_init(&o, fd);
+			gtr_check_write_baseline(res, nin, base, &o);
+			io_failed |= close_output(&o, fd, baseline, tmp) != EXIT_OK;
+		}
+	}
+	gtr_check_report_opts ropts = {
+		.baseline_path = baseline, .baseline = base, .th = &th, .jobs = (unsigned)jobs,
+		.updated = update && !io_failed, .quiet = quiet,
+		.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9};
+	/* 3 wins over 1: a regression is the finding CI is asked about. */
+	st = sum.regressed && !update ? EXIT_THRESHOLD : sum.errors || io_failed ? EXIT_ERR : EXIT_OK;
+	ropts.exit_status = st;
+	int to_stdout = 0;
+	for (int which = 0; which < 2; which++) {
+		const char *path = which ? junit : report_json;
+		if (!path)
+			continue;
+		int fd = open_output(path, tmp, sizeof tmp);
+		if (fd < 0) {
+			io_failed = 1;
+			continue;
+		}
+		to_stdout |= fd == STDOUT_FILENO;
+		gtr_out_init(&o, fd);
+		if (which)
+			gtr_check_write_junit(res, nin, &ropts, &o);
+		else
+			gtr_check_write_json(res, nin, &ropts, &o);
+		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
+	}
+	if (!to_stdout) {
+		gtr_out_init(&o, STDOUT_FILENO);
+		gtr_check_write_text(res, nin, &ropts, &o);
+		int werr = gtr_out_flush(&o);
+		io_failed |= werr && werr != EPIPE;
+	}
+	if (io_failed && st == EXIT_OK)
+		st = EXIT_ERR;
+	gtr_check_results_free(res, nin);
+	gtr_baseline_free(base);
+	gtr_check_inputs_free(in, nin);
+	return st;
+}
+
+/* One trace of `gtr report`, open with its results while the page is written. */
+typedef struct report_in {
+	opened op;
+	int open;
+	gtr_greedy *g;
+	gtr_stats *s;
+	gtr_timeline *tl;
+	gtr_metrics m;
+	char warn[400]; /* what a partial read lost, for the page */
+} report_in;
+
+static int run_report(args *a)
+{
+	gtr_thresholds th;
+	gtr_thresholds_default(&th);
+	gtr_diff_opts dopts = {.rows = 10, .th = &th};
+	gtr_timeline_opts topts = {.buckets = GTR_TIMELINE_BUCKETS};
+	gtr_html_opts hopts = {.stack_depth = 32, .func_rows = GTR_HTML_FUNC_ROWS,
+			       .generator = "gtr " GTR_VERSION_STRING};
+	size_t top = 10;
+	int lenient = 0;
+	gtr_io_mode io = GTR_IO_AUTO;
+	const char *paths[2] = {NULL, NULL}, *out = "report.html";
+	int npaths = 0;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage_report, stdout);
+			return EXIT_OK;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "-o", &val)) != 0 || (m = flag_value(a, "--output", &val)) != 0) {
+			if (m < 0 || !*val) {
+				say("%s: -o takes a file name (- for standard output)%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			out = val;
+			continue;
+		}
+		if ((m = flag_value(a, "-n", &val)) != 0 || (m = flag_value(a, "--depth", &val)) != 0 ||
+		    (m = flag_value(a, "--functions", &val)) != 0 ||
+		    (m = flag_value(a, "--buckets", &val)) != 0) {
+			size_t *into = arg[1] == 'n' ? &top : arg[2] == 'd' ? &hopts.stack_depth
+				       : arg[2] == 'f' ? &hopts.func_rows : &topts.buckets;
+			if (m < 0 || parse_count(val, into) < 0 ||
+			    (into == &topts.buckets && (*into < GTR_TIMELINE_MIN_BUCKETS ||
+							*into > GTR_TIMELINE_MAX_BUCKETS))) {
+				if (into == &topts.buckets)
+					fprintf(stderr, "gtr: %s: --buckets takes a count from %d to %d\n",
+						a->cmd, GTR_TIMELINE_MIN_BUCKETS, GTR_TIMELINE_MAX_BUCKETS);
+				else
+					say("%s: %s takes a positive count", a->cmd, arg);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((m = threshold_flag(a, &th)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage_report, stderr);
+			return EXIT_USAGE;
+		}
+		if (npaths == 2) {
+			say("%s: one trace, or two to compare, please (got %s as a third)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		paths[npaths++] = arg;
+	}
+	if (npaths == 0) {
+		say("%s: no trace file given%s", a->cmd, "");
+		fputs(usage_report, stderr);
+		return EXIT_USAGE;
+	}
+	if (npaths == 2 && strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0) {
+		say("%s: standard input can be only one of the two traces%s", a->cmd, "");
+		return EXIT_USAGE;
+	}
+	report_in in[2];
+	memset(in, 0, sizeof in);
+	gtr_html_trace ht[2];
+	int st = EXIT_OK;
+	for (int k = 0; k < npaths && st == EXIT_OK; k++) {
+		report_in *r = &in[k];
+		/* As stats and diff: a cut trace is reported, and said to be cut. */
+		unsigned flags = lenient ? GTR_OPEN_LENIENT : npaths == 2 ? 0 : GTR_OPEN_PARTIAL;
+		if ((st = open_trace(&r->op, paths[k], io, flags, 0)) != EXIT_OK)
+			break;
+		r->open = 1;
+		gtr_error err;
+		gtr_error_clear(&err);
+		int rc;
+		progress_pass = "greedy";
+		rc = gtr_greedy_run(r->op.trace, top, &r->g, &err);
+		progress_pass = "stats";
+		if (rc == 0)
+			rc = gtr_stats_run(r->op.trace, &(gtr_stats_keep){0}, &r->s, &err);
+		progress_pass = "timeline";
+		if (rc == 0)
+			rc = gtr_timeline_run(r->op.trace, &topts, &r->tl, &err);
+		progress_pass = "diff";
+		if (rc == 0 && npaths == 2)
+			rc = gtr_metrics_compute(r->op.trace, dopts.rows, &r->m, &err);
+		progress_pass = NULL;
+		gtr_meter_end(&meter);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+			st = EXIT_ERR;
+		}
+		st = loss_status(paths[k], r->op.trace, lenient || npaths == 2, st);
+		ht[k] = (gtr_html_trace){.file = paths[k], .trace = r->op.trace, .greedy = r->g,
+					 .stats = r->s, .timeline = r->tl};
+		gtr_loss l;
+		gtr_trace_loss(r->op.trace, &l);
+		if (gtr_loss_any(&l)) {
+			gtr_loss_summary(&l, gtr_trace_get_info(r->op.trace)->bytes, r->warn, sizeof r->warn);
+			ht[k].warning = r->warn;
+		}
+	}
+	/* A trace read in part (exit 1) still gets its page, as the text reports do. */
+	int pages = st == EXIT_OK || (st == EXIT_ERR && npaths == 1 && in[0].tl);
+	if (pages) {
+		if (npaths == 2) {
+			dopts.file_a = paths[0];
+			dopts.file_b = paths[1];
+			hopts.diff_a = &in[0].m;
+			hopts.diff_b = &in[1].m;
+			hopts.diff = &dopts;
+		}
+		static gtr_out o;
+		char tmp[4096 + 64];
+		int fd = open_output(out, tmp, sizeof tmp);
+		if (fd < 0) {
+			st = EXIT_ERR;
+		} else {
+			gtr_out_init(&o, fd);
+			gtr_error err;
+			gtr_error_clear(&err);
+			/* Stacks and strings are resolved now: the last phase, said while the page is made. */
+			if (fd != STDOUT_FILENO)
+				gtr_meter_update(&meter, gtr_phase_name(GTR_PHASE_REDUCE), 0, 0);
+			int rc = gtr_report_html(ht, (size_t)npaths, &hopts, &o, &err);
+			gtr_meter_end(&meter);
+			if (rc < 0) {
+				gtr_out_flush(&o);
+				if (fd != STDOUT_FILENO) {
+					close(fd);
+					unlink(tmp);
+				}
+				fprintf(stderr, "gtr: %s: %s\n", out, err.msg[0] ? err.msg : gtr_strerror(err.code));
+				st = EXIT_ERR;
+			} else {
+				off_t bytes = fd != STDOUT_FILENO ? lseek(fd, 0, SEEK_CUR) + (off_t)o.len : 0;
+				if (close_output(&o, fd, out, tmp) != EXIT_OK)
+					st = EXIT_ERR;
+				else if (fd != STDOUT_FILENO && isatty(STDERR_FILENO)) {
+					char sz[32];
+					gtr_meter_bytes(sz, sizeof sz, (double)bytes);
+					fprintf(stderr, "gtr: wrote %s (%s)\n", out, sz);
+				}
+			}
+		}
+	}
+	for (int k = 0; k < 2; k++) {
+		gtr_greedy_free(in[k].g);
+		gtr_stats_free(in[k].s);
+		gtr_timeline_free(in[k].tl);
+		gtr_metrics_free(&in[k].m);
+		if (in[k].open)
+			close_trace(&in[k].op);
+	}
+	return st;
+}
+
+int gtr_cli_main(int argc, char **argv)
+{
+	/* -v is global: accepted anywhere, by every command. */
+	int kept = 1;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
+			verbose = 1;
+		} else if (strcmp(argv[i], "--progress") == 0) {
+			progress_mode = GTR_METER_ON;
+		} else if (strcmp(argv[i], "--no-progress") == 0) {
+			progress_mode = GTR_METER_OFF;
+		} else if (strcmp(argv[i], "--color") == 0 || strncmp(argv[i], "--color=", 8) == 0) {
+			const char *v = argv[i][7] ? argv[i] + 8 : "always";
+			if (strcmp(v, "auto") == 0)
+				color_mode = COLOR_AUTO;
+			else if (strcmp(v, "always") == 0)
+				color_mode = COLOR_ALWAYS;
+			else if (strcmp(v, "never") == 0)
+				color_mode = COLOR_NEVER;
+			else {
+				say("--color takes auto, always or never (got %s)%s", v, "");
+				return EXIT_USAGE;
+			}
+		} else {
+			argv[kept++] = argv[i];
+		}
+	}
+	argc = kept;
+	if (argc < 2) {
+		fputs(usage_main, stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+		fputs(usage_main, stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+		printf("gtr %s (reads go 1.5, 1.7, 1.8, 1.9, 1.10, 1.11, 1.19, 1.21, 1.22, 1.23, "
+		       "1.25 and 1.26 traces)\n",
+		       GTR_VERSION_STRING);
+		return EXIT_OK;
+	}
+	/* A bar between lines of a dump on the same terminal would tear them. */
+	gtr_meter_mode pm = progress_mode;
+	if (pm == GTR_METER_AUTO && strcmp(cmd, "dump") == 0 && isatty(STDOUT_FILENO))
+		pm = GTR_METER_OFF;
+	gtr_meter_init(&meter, STDERR_FILENO, pm);
+	args a = {.argc = argc, .argv = argv, .i = 2, .cmd = cmd};
+	if (strcmp(cmd, "report") == 0)
+		return run_report(&a);
+	if (strcmp(cmd, "footprint") == 0)
+		return run_command(&a, CMD_FOOTPRINT);
+	if (strcmp(cmd, "dump") == 0)
+		return run_command(&a, CMD_DUMP);
+	if (strcmp(cmd, "greedy") == 0 || strcmp(cmd, "diagreedy") == 0)
+		return run_command(&a, CMD_GREEDY);
+	if (strcmp(cmd, "stats") == 0)
+		return run_stats(&a);
+	if (strcmp(cmd, "diff") == 0)
+		return run_diff(&a);
+	if (strcmp(cmd, "check") == 0)
+		return run_check(&a);
+	say("unknown command %s%s", cmd, "");
+	fputs(usage_main, stderr);
+	return EXIT_USAGE;
+}

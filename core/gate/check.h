@@ -1,0 +1,148 @@
+/*
+ * core/gate/check.h: many traces at once against a baseline, for CI.
+ *
+ * gtr_check_run processes a list of traces with a pool of threads, one
+ * trace per worker at a time. Each worker maps its trace, computes the
+ * content fingerprint (XXH3 64-bit, streamed over the mapped bytes),
+ * opens it, and computes its gtr_metrics (core/analysis/diff.h); then it compares
+ * them with the baseline entry of the same name. Workers share only the
+ * read-only inputs, options and baseline, and write only their own
+ * result slots; the next trace is handed out by an atomic counter.
+ *
+ * A trace that cannot be read becomes an error of that trace; the others
+ * are still checked. Reports (text, JSON, JUnit XML) and the baseline
+ * are written from the results by the functions below.
+ */
+#ifndef GTR_CORE_CHECK_H
+#define GTR_CORE_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/analysis/diff.h"
+#include "io/map.h"
+#include "io/out.h"
+#include "io/progress.h"
+#include "simd/isa.h"
+
+/* A trace to check: the name it is matched by, and where it is. */
+typedef struct gtr_check_input {
+	char *name;
+	char *path;
+} gtr_check_input;
+
+/*
+ * Expands the arguments into inputs sorted by name: a directory gives
+ * every file below it whose name matches `pattern` (fnmatch; hidden
+ * entries skipped), named by its path relative to the directory; a file
+ * is taken whatever its name, named by its base name. Returns 0, or -1
+ * with a reason in why (a directory that cannot be read, two inputs with
+ * one name, nothing found). Free with gtr_check_inputs_free.
+ */
+int gtr_check_collect(char *const *args, size_t nargs, const char *pattern,
+		      gtr_check_input **out, size_t *n, char *why, size_t cap);
+void gtr_check_inputs_free(gtr_check_input *in, size_t n);
+
+typedef struct gtr_baseline_entry {
+	char *name;
+	uint64_t fingerprint;
+	int have_fingerprint;
+	uint64_t bytes;
+	gtr_metrics m;
+} gtr_baseline_entry;
+
+/* Entries sorted by name. Immutable once loaded: shared by the workers. */
+typedef struct gtr_baseline {
+	gtr_baseline_entry *e;
+	size_t n;
+} gtr_baseline;
+
+/*
+ * Reads a baseline (or a `check --report-json` report, which holds the
+ * same per-trace objects) from a JSON span. 0, or GTR_E_CORRUPT /
+ * GTR_E_NOMEM with *err filled.
+ */
+int gtr_baseline_parse(const char *text, size_t len, gtr_baseline **out, gtr_error *err);
+void gtr_baseline_free(gtr_baseline *b);
+const gtr_baseline_entry *gtr_baseline_find(const gtr_baseline *b, const char *name);
+
+typedef enum gtr_check_status {
+	GTR_CHECK_OK = 0,
+	GTR_CHECK_NEW,       /* not in the baseline */
+	GTR_CHECK_REGRESSED, /* a metric went past its threshold */
+	GTR_CHECK_ERROR,     /* the trace could not be read */
+} gtr_check_status;
+
+typedef struct gtr_check_result {
+	const gtr_check_input *in;
+	gtr_check_status status;
+	uint64_t fingerprint;
+	uint64_t bytes;
+	gtr_metrics m;                 /* when status is not ERROR */
+	const gtr_baseline_entry *base; /* NULL when new */
+	int changed;                   /* the fingerprint differs from the baseline's */
+	gtr_change *changes;           /* gtr_compare against base */
+	size_t nchanges;
+	gtr_verdict verdict;
+	char error[320];               /* one line, when status is ERROR */
+	char warning[320];             /* one line, when a lenient read skipped something */
+	double seconds;                /* wall time spent on this trace */
+} gtr_check_result;
+
+typedef struct gtr_check_opts {
+	const gtr_baseline *baseline;  /* NULL: every trace is new */
+	const gtr_thresholds *th;
+	const gtr_kernels *kernels;    /* NULL: scalar */
+	size_t ntop;                   /* top slices kept per trace */
+	unsigned jobs;                 /* worker threads, >= 1 */
+	gtr_io_mode io;
+	gtr_progress *progress;        /* NULL: none */
+	unsigned open_flags;           /* GTR_OPEN_* for every trace (0: strict) */
+} gtr_check_opts;
+
+/*
+ * Checks n inputs; *out receives n results in input order (free with
+ * gtr_check_results_free). Returns 0, or GTR_E_NOMEM when the pool could
+ * not be set up; errors of single traces are in their results.
+ */
+int gtr_check_run(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
+		  gtr_check_result **out, gtr_error *err);
+void gtr_check_results_free(gtr_check_result *r, size_t n);
+
+typedef struct gtr_check_summary {
+	size_t traces, ok, regressed, errors, fresh, changed, unchanged;
+	size_t not_checked; /* baseline entries that no input matched */
+} gtr_check_summary;
+
+void gtr_check_summarize(const gtr_check_result *r, size_t n, const gtr_baseline *b,
+			 gtr_check_summary *s);
+
+typedef struct gtr_check_report_opts {
+	const char *baseline_path;
+	const gtr_baseline *baseline;
+	const gtr_thresholds *th;
+	unsigned jobs;
+	int updated;      /* the baseline was rewritten with these results */
+	int exit_status;
+	int quiet;        /* text: only problems and the summary */
+	double seconds;   /* wall time of the whole check */
+} gtr_check_report_opts;
+
+/* One line per trace and a summary. */
+void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
+			  gtr_out *o);
+/* The report as JSON, schema gtr.check.v1. */
+void gtr_check_write_json(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
+			  gtr_out *o);
+/* The report as JUnit XML: a test case per trace; regressions fail, unreadable traces error. */
+void gtr_check_write_junit(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
+			   gtr_out *o);
+/*
+ * The new baseline, schema gtr.baseline.v1: the results that have
+ * metrics, and the entries of `old` that no result replaces (traces not
+ * checked this time, or that could not be read).
+ */
+void gtr_check_write_baseline(const gtr_check_result *r, size_t n, const gtr_baseline *old,
+			      gtr_out *o);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * core/report/html_report.h: `gtr report`, one self-contained HTML page.
+ *
+ * The page needs no network and no server: its HTML, CSS and script are
+ * inline (core/report/report.html, made into a C array by the Makefile), a
+ * Content-Security-Policy forbids any fetch, and the data is one JSON
+ * object in a <script type="application/json"> element. For each trace
+ * the object holds the gtr.greedy.v1 report (top slices with stacks,
+ * Tmax_stw, the pauses with the goroutines they waited for), the
+ * gtr.stats.v1 report by function, the busy timeline (core/analysis/timeline.h)
+ * with every measured pause, and the histogram of slice durations; for
+ * two traces, the gtr.diff.v1 report. Its size is bounded by the number of
+ * rows x buckets, the top-N slices and the capped number of pauses and
+ * functions, never by the size of the trace.
+ */
+#ifndef GTR_CORE_HTML_REPORT_H
+#define GTR_CORE_HTML_REPORT_H
+
+#include <stddef.h>
+
+#include "core/analysis/diff.h"
+#include "core/report/diff_report.h"
+#include "core/analysis/greedy.h"
+#include "core/analysis/stats.h"
+#include "core/analysis/timeline.h"
+#include "core/trace/trace.h"
+#include "io/out.h"
+
+#define GTR_HTML_FUNC_ROWS 50    /* default rows of the per-function table */
+#define GTR_HTML_MAX_PAUSES 2000 /* default pauses drawn: the longest, when there are more */
+
+/* One trace's results, all computed from `trace`, which stays open while the page is written. */
+typedef struct gtr_html_trace {
+	const char *file;              /* the name shown */
+	const gtr_trace *trace;
+	const gtr_greedy *greedy;      /* its top slices are the ones drawn and listed */
+	const gtr_stats *stats;
+	const gtr_timeline *timeline;
+	const char *warning;           /* shown above its pictures (what a partial read lost); NULL: none */
+} gtr_html_trace;
+
+typedef struct gtr_html_opts {
+	size_t stack_depth;           /* frames per stack; 0: all */
+	size_t func_rows;             /* 0: GTR_HTML_FUNC_ROWS */
+	size_t max_pauses;            /* 0: GTR_HTML_MAX_PAUSES */
+	const char *generator;        /* "gtr 0.1.0", shown in the footer */
+	/* Two traces: the diff view of diff_a (before) and diff_b (after). */
+	const gtr_metrics *diff_a, *diff_b;
+	const gtr_diff_opts *diff;
+} gtr_html_opts;
+
+/*
+ * Writes the page for n traces (1, or 2 with the diff metrics set) to o.
+ * Returns 0, or a negative gtr_errcode with *err filled (GTR_E_NOMEM,
+ * GTR_E_IO when scratch memory for the embedded reports cannot be had).
+ */
+int gtr_report_html(const gtr_html_trace *traces, size_t n, const gtr_html_opts *opts, gtr_out *o,
+		    gtr_error *err);
+
+/* The page's HTML around the data, for tests: the template and its length. */
+const char *gtr_html_template(size_t *len);
+
+#endif
