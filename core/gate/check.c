@@ -251,7 +251,7 @@ static int parse_hex64(const char *s, uint64_t *out)
 	return 1;
 }
 
-static int entry_from_json(const gtr_json *t, gtr_baseline_entry *e)
+int gtr_baseline_entry_read(const gtr_json *t, gtr_baseline_entry *e)
 {
 	memset(e, 0, sizeof *e);
 	const char *name = gtr_json_string(gtr_json_get(t, "name"));
@@ -347,7 +347,7 @@ int gtr_baseline_parse(const char *text, size_t len, gtr_baseline **out, gtr_err
 		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
 	for (size_t i = 0; i < traces->n; i++) {
-		rc = entry_from_json(&traces->items[i], &b->e[b->n]);
+		rc = gtr_baseline_entry_read(&traces->items[i], &b->e[b->n]);
 		if (rc < 0) {
 			b->n++; /* so that its partial contents are freed */
 			gtr_baseline_free(b);
@@ -438,21 +438,7 @@ static void check_one(pool *p, size_t i)
 		r->seconds = gtr_seconds() - t0;
 		return;
 	}
-	r->base = gtr_baseline_find(opts->baseline, r->in->name);
-	if (!r->base) {
-		r->status = GTR_CHECK_NEW;
-	} else {
-		r->changed = !r->base->have_fingerprint || r->base->fingerprint != r->fingerprint;
-		int v = gtr_compare(&r->base->m, &r->m, opts->th, &r->changes, &r->nchanges);
-		if (v < GTR_BETTER) {
-			gtr_metrics_free(&r->m);
-			snprintf(r->error, sizeof r->error, "out of memory");
-			r->status = GTR_CHECK_ERROR;
-		} else {
-			r->verdict = (gtr_verdict)v;
-			r->status = v == GTR_WORSE ? GTR_CHECK_REGRESSED : GTR_CHECK_OK;
-		}
-	}
+	r->status = GTR_CHECK_NEW; /* until judged */
 	r->seconds = gtr_seconds() - t0;
 }
 
@@ -470,8 +456,8 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int gtr_check_run(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
-		  gtr_check_result **out, gtr_error *err)
+int gtr_check_measure(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
+		      gtr_check_result **out, gtr_error *err)
 {
 	*out = NULL;
 	pool p = {.in = in, .n = n, .opts = opts};
@@ -496,6 +482,45 @@ int gtr_check_run(const gtr_check_input *in, size_t n, const gtr_check_opts *opt
 	free(th);
 	*out = p.res;
 	return 0;
+}
+
+void gtr_check_judge(gtr_check_result *res, size_t n, const gtr_baseline *b,
+		     const gtr_thresholds *th)
+{
+	for (size_t i = 0; i < n; i++) {
+		gtr_check_result *r = &res[i];
+		if (r->status == GTR_CHECK_ERROR)
+			continue;
+		free(r->changes);
+		r->changes = NULL;
+		r->nchanges = 0;
+		r->changed = 0;
+		r->verdict = GTR_SAME;
+		r->base = gtr_baseline_find(b, r->in->name);
+		if (!r->base) {
+			r->status = GTR_CHECK_NEW;
+			continue;
+		}
+		r->changed = !r->base->have_fingerprint || r->base->fingerprint != r->fingerprint;
+		int v = gtr_compare(&r->base->m, &r->m, th, &r->changes, &r->nchanges);
+		if (v < GTR_BETTER) {
+			gtr_metrics_free(&r->m);
+			snprintf(r->error, sizeof r->error, "out of memory");
+			r->status = GTR_CHECK_ERROR;
+		} else {
+			r->verdict = (gtr_verdict)v;
+			r->status = v == GTR_WORSE ? GTR_CHECK_REGRESSED : GTR_CHECK_OK;
+		}
+	}
+}
+
+int gtr_check_run(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
+		  gtr_check_result **out, gtr_error *err)
+{
+	int rc = gtr_check_measure(in, n, opts, out, err);
+	if (rc == 0)
+		gtr_check_judge(*out, n, opts->baseline, opts->th);
+	return rc;
 }
 
 void gtr_check_results_free(gtr_check_result *r, size_t n)
@@ -660,8 +685,7 @@ static void json_metrics(gtr_out *o, const gtr_metrics *m)
 	gtr_out_char(o, '}');
 }
 
-/* The per-trace fields a baseline keeps (and a report repeats). */
-static void json_trace_fields(gtr_out *o, uint64_t fp, uint64_t bytes, const gtr_metrics *m)
+void gtr_baseline_write_fields(gtr_out *o, uint64_t fp, uint64_t bytes, const gtr_metrics *m)
 {
 	gtr_out_printf(o, "\"fingerprint\":\"%016llx\",\"bytes\":%llu,\"go\":{\"trace\":\"1.%d\","
 			  "\"written_by\":\"%s\",\"runtime\":",
@@ -735,7 +759,7 @@ void gtr_check_write_json(const gtr_check_result *r, size_t n, const gtr_check_r
 		gtr_out_str(o, "null,\"changed\":");
 		gtr_out_str(o, !x->base ? "null" : x->changed ? "true" : "false");
 		gtr_out_char(o, ',');
-		json_trace_fields(o, x->fingerprint, x->bytes, &x->m);
+		gtr_baseline_write_fields(o, x->fingerprint, x->bytes, &x->m);
 		gtr_out_str(o, ",\"baseline\":");
 		if (!x->base) {
 			gtr_out_str(o, "null");
@@ -928,7 +952,7 @@ void gtr_check_write_baseline(const gtr_check_result *r, size_t n, const gtr_bas
 		gtr_out_str(o, k++ ? ",\n{\"name\":" : "{\"name\":");
 		json_cstr(o, name);
 		gtr_out_char(o, ',');
-		json_trace_fields(o, fp, bytes, m);
+		gtr_baseline_write_fields(o, fp, bytes, m);
 		gtr_out_char(o, '}');
 	}
 	gtr_out_str(o, k ? "\n]}\n" : "]}\n");

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/analysis/diff.h"
+#include "core/base/json.h"
 #include "io/map.h"
 #include "io/out.h"
 #include "io/progress.h"
@@ -63,6 +64,19 @@ typedef struct gtr_baseline {
  * GTR_E_NOMEM with *err filled.
  */
 int gtr_baseline_parse(const char *text, size_t len, gtr_baseline **out, gtr_error *err);
+/*
+ * One entry of a baseline from its JSON object: 1 when read, 0 when the
+ * object has nothing to compare against (no name or no metrics: an
+ * unreadable trace in a report), GTR_E_NOMEM. *e owns what it holds
+ * whatever the result; release with gtr_metrics_free(&e->m) and free(e->name).
+ */
+int gtr_baseline_entry_read(const gtr_json *obj, gtr_baseline_entry *e);
+/*
+ * The fields a baseline keeps of a trace, after its name: "fingerprint",
+ * "bytes", "go", "metrics", "top_slices", "functions" (no braces around
+ * them). gtr_baseline_entry_read reads them back.
+ */
+void gtr_baseline_write_fields(gtr_out *o, uint64_t fp, uint64_t bytes, const gtr_metrics *m);
 void gtr_baseline_free(gtr_baseline *b);
 const gtr_baseline_entry *gtr_baseline_find(const gtr_baseline *b, const char *name);
 
@@ -101,10 +115,30 @@ typedef struct gtr_check_opts {
 } gtr_check_opts;
 
 /*
- * Checks n inputs; *out receives n results in input order (free with
+ * A check is two steps: measure each trace (the expensive part, in
+ * parallel, no baseline needed), then judge the measurements against the
+ * baseline. A sharded check measures on many machines, carries the
+ * measurements over in part files (core/gate/shard.h) and judges once.
+ *
+ * gtr_check_measure fills, for each of the n inputs, everything of its
+ * result up to the comparison: fingerprint, bytes, metrics, error,
+ * warning, seconds; status is GTR_CHECK_ERROR or, until judged,
+ * GTR_CHECK_NEW. *out receives n results in input order (free with
  * gtr_check_results_free). Returns 0, or GTR_E_NOMEM when the pool could
- * not be set up; errors of single traces are in their results.
+ * not be set up; errors of single traces are in their results. Only
+ * opts->baseline and opts->th are not used.
  */
+int gtr_check_measure(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
+		      gtr_check_result **out, gtr_error *err);
+/*
+ * Compares each measured result (not GTR_CHECK_ERROR) with the baseline
+ * entry of its name (b may be NULL: every trace is new) and sets base,
+ * changed, changes, verdict and status. The results must be sorted by
+ * name, and b must outlive them.
+ */
+void gtr_check_judge(gtr_check_result *r, size_t n, const gtr_baseline *b,
+		     const gtr_thresholds *th);
+/* gtr_check_measure, then gtr_check_judge with opts->baseline and opts->th. */
 int gtr_check_run(const gtr_check_input *in, size_t n, const gtr_check_opts *opts,
 		  gtr_check_result **out, gtr_error *err);
 void gtr_check_results_free(gtr_check_result *r, size_t n);
