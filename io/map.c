@@ -5,12 +5,143 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* ---- files that shrink while mapped ------------------------------------ */
+
+/*
+ * The mappings of files, where the SIGBUS handler looks a fault up. A
+ * slot is claimed with `used`, filled, then published by storing `base`;
+ * the handler reads only published slots. Slots are never freed while a
+ * reader of their mapping can run (gtr_map_close is called after every
+ * reader is done), so a lookup needs no lock.
+ */
+enum { NSLOT = 1024 };
+
+typedef struct slot {
+	atomic_int used;
+	atomic_uintptr_t base;
+	size_t len;
+	atomic_uint_least64_t fault; /* first offset read as zeros; UINT64_MAX: none */
+} slot;
+
+static slot slots[NSLOT];
+static struct sigaction old_bus;
+static pthread_once_t bus_once = PTHREAD_ONCE_INIT;
+static int bus_ok;
+static uintptr_t page = 4096;
+static _Thread_local gtr_map_guard *guard_top;
+
+void gtr_map_guard_push(gtr_map_guard *g)
+{
+	g->prev = guard_top;
+	guard_top = g;
+}
+
+void gtr_map_guard_pop(gtr_map_guard *g)
+{
+	guard_top = g->prev;
+}
+
+static void on_bus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr, pg = page;
+	for (size_t i = 0; si->si_code == BUS_ADRERR && i < NSLOT; i++) {
+		uintptr_t b = atomic_load_explicit(&slots[i].base, memory_order_acquire);
+		if (!b || a < b || a - b >= slots[i].len)
+			continue;
+		/* Zero pages from the faulting page to the end: the file has no
+		 * bytes there any more, and every later read sees the same zeros. */
+		uintptr_t from = a & ~(pg - 1);
+		if (from < b)
+			from = b;
+		size_t end = (size_t)(b + slots[i].len - from);
+		end = (end + (size_t)pg - 1) & ~((size_t)pg - 1);
+		if (mmap((void *)from, end, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
+			break; /* cannot repair: die as without a handler */
+		uint64_t off = (uint64_t)(from - b), cur = atomic_load(&slots[i].fault);
+		while (off < cur && !atomic_compare_exchange_weak(&slots[i].fault, &cur, off)) {
+		}
+		gtr_map_guard *g = guard_top;
+		if (g) {
+			guard_top = g->prev;
+			siglongjmp(g->env, 1);
+		}
+		return;
+	}
+	/* Not ours: whoever handled SIGBUS before, or the default action. */
+	if (old_bus.sa_flags & SA_SIGINFO) {
+		if (old_bus.sa_sigaction) {
+			old_bus.sa_sigaction(sig, si, uc);
+			return;
+		}
+	} else if (old_bus.sa_handler != SIG_DFL && old_bus.sa_handler != SIG_IGN) {
+		old_bus.sa_handler(sig);
+		return;
+	}
+	signal(sig, SIG_DFL); /* the fault repeats on return, and kills */
+}
+
+static void bus_install(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg > 0)
+		page = (uintptr_t)pg;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_bus;
+	/* NODEFER: a guard's sigsetjmp(env, 0) need not restore the mask. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	bus_ok = sigaction(SIGBUS, &sa, &old_bus) == 0;
+}
+
+/* A slot for [p, p + len), or 0 when none is free (the caller copies instead). */
+static int slot_claim(const void *p, size_t len)
+{
+	pthread_once(&bus_once, bus_install);
+	if (!bus_ok)
+		return 0;
+	for (int i = 0; i < NSLOT; i++) {
+		int z = 0;
+		if (!atomic_compare_exchange_strong(&slots[i].used, &z, 1))
+			continue;
+		slots[i].len = len;
+		atomic_store(&slots[i].fault, UINT64_MAX);
+		atomic_store_explicit(&slots[i].base, (uintptr_t)p, memory_order_release);
+		return i + 1;
+	}
+	return 0;
+}
+
+static void slot_release(int s)
+{
+	if (!s)
+		return;
+	atomic_store_explicit(&slots[s - 1].base, 0, memory_order_release);
+	atomic_store(&slots[s - 1].used, 0);
+}
+
+int gtr_map_shrank(const gtr_map *m, uint64_t *now, uint64_t *at)
+{
+	if (!m->slot)
+		return 0;
+	uint64_t f = atomic_load(&slots[m->slot - 1].fault);
+	if (f == UINT64_MAX)
+		return 0;
+	struct stat st;
+	*now = m->fd1 && fstat(m->fd1 - 1, &st) == 0 ? (uint64_t)st.st_size : f;
+	*at = f < m->size ? f : m->size;
+	return 1;
+}
 
 static int map_fd(gtr_map *m, int fd, size_t size)
 {
@@ -24,6 +155,44 @@ static int map_fd(gtr_map *m, int fd, size_t size)
 	m->maplen = size;
 	m->data = p;
 	m->size = size;
+	return 0;
+}
+
+/* Maps a file that others may change: guarded, with its descriptor kept. */
+static int map_file(gtr_map *m, int fd, size_t size)
+{
+	int rc = map_fd(m, fd, size);
+	if (rc < 0 || size == 0)
+		return rc;
+	m->slot = slot_claim(m->base, m->maplen);
+	if (!m->slot) {
+		munmap(m->base, m->maplen);
+		m->base = NULL;
+		m->data = NULL;
+		m->size = m->maplen = 0;
+		return 1; /* unguarded: copy it instead */
+	}
+	int keep = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	m->fd1 = keep >= 0 ? keep + 1 : 0;
+	return 0;
+}
+
+int gtr_std_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int nfd = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+		if (nfd < 0)
+			return -errno;
+		if (nfd != fd) {
+			/* A lower one was closed too and took this open: move it. */
+			int d = dup2(nfd, fd);
+			close(nfd);
+			if (d < 0)
+				return -errno;
+		}
+	}
 	return 0;
 }
 
@@ -67,9 +236,9 @@ static void *scratch(size_t n)
 
 /*
  * Appends what is left of the stream `in` to `fd` from offset *size on,
- * advancing *size. Returns 0 or -errno.
+ * advancing *size. Returns 0, -EFBIG past `limit` bytes, or -errno.
  */
-static int copy_read(int in, int fd, size_t *size)
+static int copy_read(int in, int fd, size_t *size, uint64_t limit)
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = scratch(CHUNK);
@@ -92,6 +261,10 @@ static int copy_read(int in, int fd, size_t *size)
 		}
 		if (n == 0)
 			break;
+		if ((uint64_t)*size + (uint64_t)n > limit) {
+			rc = -EFBIG;
+			break;
+		}
 		for (ssize_t w = 0; w < n;) {
 			ssize_t k = pwrite(fd, buf + w, (size_t)(n - w), (off_t)(*size + (size_t)w));
 			if (k < 0 && errno == EINTR)
@@ -136,6 +309,7 @@ typedef struct ucopy {
 	uint8_t *mem;
 	uint64_t rpos;      /* seekable: next offset to read; stream: bytes read so far */
 	uint64_t limit;     /* seekable: size to copy (the file's size when opened) */
+	uint64_t cap;       /* stream: bytes it may have in all (-EFBIG past them) */
 	uint64_t eof_at;    /* seekable: where a read first found the end */
 	int eof, err;       /* err: first error, -errno */
 	int unsupported;    /* a read refused as such (EINVAL...): errno */
@@ -247,6 +421,12 @@ static void on_read(ucopy *u, size_t i, int res)
 	if (res > 0) {
 		u->got += (uint64_t)res;
 		if (!u->seekable) {
+			if (u->rpos + (uint64_t)res > u->cap) {
+				if (!u->err)
+					u->err = -EFBIG;
+				b->state = B_FREE;
+				return;
+			}
 			/* Chained: completions come in stream order. */
 			b->off = u->rpos;
 			b->len = (size_t)res;
@@ -334,13 +514,14 @@ static int have_ops(struct io_uring *ring)
 }
 
 /*
- * Copies `in` into the memory file `fd` with io_uring. Returns 0 with
- * *size set, -errno on a failure of the input or the copy, or 1 when
- * io_uring cannot be used here (*why: the errno), before anything was
- * consumed from `in`.
+ * Copies `in` into the memory file `fd` with io_uring. A stream goes on
+ * from *size (its head, copied already) and may bring `cap` bytes in all.
+ * Returns 0 with *size set, -errno on a failure of the input or the copy
+ * (-EFBIG past cap), or 1 when io_uring cannot be used here (*why: the
+ * errno), before anything was consumed from `in`.
  */
-static int copy_uring(int in, int fd, const struct stat *st, unsigned flags, size_t *size, int *why,
-		      int *fixed)
+static int copy_uring(int in, int fd, const struct stat *st, unsigned flags, uint64_t cap, size_t *size,
+		      int *why, int *fixed)
 {
 	ucopy *u = scratch(sizeof *u);
 	if (!u)
@@ -350,6 +531,9 @@ static int copy_uring(int in, int fd, const struct stat *st, unsigned flags, siz
 	u->fd = fd;
 	u->seekable = S_ISREG(st->st_mode);
 	u->limit = u->eof_at = u->seekable ? (uint64_t)st->st_size : UINT64_MAX;
+	u->cap = cap;
+	if (!u->seekable)
+		u->rpos = *size; /* the head, already copied */
 	int rc;
 	if (flags & GTR_MAP_NO_URING)
 		rc = -EPERM;
@@ -451,27 +635,74 @@ const char *gtr_io_mode_name(gtr_io_mode mode)
 	}
 }
 
+/* Reads up to n bytes of a stream, waiting for them; the count, or -errno. */
+static ssize_t read_head(int in, uint8_t *p, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = read(in, p + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = {.fd = in, .events = POLLIN};
+			if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
+				continue;
+		}
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
 /* Copies `in` into a memory file and maps it. */
-static int spool(gtr_map *m, int in, const struct stat *st, gtr_io_mode mode, unsigned flags)
+static int spool(gtr_map *m, int in, const struct stat *st, const gtr_map_opts *o)
 {
 	int fd = memory_file();
 	if (fd < 0)
 		return fd;
 	size_t size = 0;
 	int rc = 1;
-	if (mode != GTR_IO_READ) {
+	uint64_t cap = o->max_input ? o->max_input : GTR_MAP_MAX_INPUT;
+	if (!S_ISREG(st->st_mode) && o->check_head) {
+		/* A stream's head is looked at before the rest is read. */
+		uint8_t head[256];
+		size_t want = o->head < sizeof head ? o->head : sizeof head;
+		ssize_t n = read_head(in, head, want);
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if ((rc = o->check_head(o->ctx, head, (size_t)n)) != 0)
+			goto out;
+		if ((uint64_t)n > cap) {
+			rc = -EFBIG;
+			goto out;
+		}
+		if (n > 0 && pwrite(fd, head, (size_t)n, 0) != n) {
+			rc = errno ? -errno : -EIO;
+			goto out;
+		}
+		size = (size_t)n;
+		rc = 1;
+	}
+	if (o->mode != GTR_IO_READ) {
 		int why = 0, fixed = 0;
-		rc = copy_uring(in, fd, st, flags, &size, &why, &fixed);
+		rc = copy_uring(in, fd, st, o->flags, cap, &size, &why, &fixed);
 		if (rc == 0) {
 			m->how = GTR_IO_URING;
 			m->uring_fixed = fixed;
 		} else if (rc == 1) {
 			m->uring_err = why;
-			size = 0;
 			/* Nothing was consumed; a file starts again at its start. */
-			if (S_ISREG(st->st_mode) && ftruncate(fd, 0) < 0) {
-				rc = -errno;
-				goto out;
+			if (S_ISREG(st->st_mode)) {
+				size = 0;
+				if (ftruncate(fd, 0) < 0) {
+					rc = -errno;
+					goto out;
+				}
 			}
 		}
 	}
@@ -479,7 +710,7 @@ static int spool(gtr_map *m, int in, const struct stat *st, gtr_io_mode mode, un
 		m->how = GTR_IO_READ;
 		if (!S_ISREG(st->st_mode))
 			widen_pipe(in);
-		rc = copy_read(in, fd, &size);
+		rc = copy_read(in, fd, &size, S_ISREG(st->st_mode) ? UINT64_MAX : cap);
 	}
 	if (rc == 0)
 		rc = map_fd(m, fd, size);
@@ -488,9 +719,12 @@ out:
 	return rc;
 }
 
-int gtr_map_open_flags(gtr_map *m, const char *path, gtr_io_mode mode, unsigned flags)
+int gtr_map_open_opts(gtr_map *m, const char *path, const gtr_map_opts *opts)
 {
 	memset(m, 0, sizeof *m);
+	gtr_map_opts o = {.mode = GTR_IO_AUTO};
+	if (opts)
+		o = *opts;
 	int in = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
@@ -500,21 +734,30 @@ int gtr_map_open_flags(gtr_map *m, const char *path, gtr_io_mode mode, unsigned 
 		rc = -errno;
 	} else if (S_ISDIR(st.st_mode)) {
 		rc = -EISDIR;
-	} else if (S_ISREG(st.st_mode) && (mode == GTR_IO_AUTO || mode == GTR_IO_MMAP)) {
-		rc = map_fd(m, in, (size_t)st.st_size);
+	} else if (S_ISREG(st.st_mode) && (o.mode == GTR_IO_AUTO || o.mode == GTR_IO_MMAP)) {
+		rc = map_file(m, in, (size_t)st.st_size);
 		m->how = GTR_IO_MMAP;
-	} else if (mode == GTR_IO_MMAP) {
+		if (rc == 1) /* no guard left for it: a copy cannot shrink */
+			rc = spool(m, in, &st, &(gtr_map_opts){.mode = GTR_IO_READ, .flags = o.flags});
+	} else if (o.mode == GTR_IO_MMAP) {
 		rc = -ESPIPE; /* mmap needs a regular file */
 	} else {
 		/* A regular file read with read(2) is read from where stdin's
 		 * position is; with io_uring (offsets) from its start, as mmap. */
-		rc = spool(m, in, &st, mode, flags);
+		rc = spool(m, in, &st, &o);
 	}
+	if (rc == 0 && o.check_head && S_ISREG(st.st_mode))
+		rc = o.check_head(o.ctx, m->data, m->size < o.head ? m->size : o.head);
 	if (in != STDIN_FILENO)
 		close(in);
 	if (rc < 0)
-		memset(m, 0, sizeof *m);
+		gtr_map_close(m);
 	return rc;
+}
+
+int gtr_map_open_flags(gtr_map *m, const char *path, gtr_io_mode mode, unsigned flags)
+{
+	return gtr_map_open_opts(m, path, &(gtr_map_opts){.mode = mode, .flags = flags});
 }
 
 int gtr_map_open(gtr_map *m, const char *path, gtr_io_mode mode)
@@ -524,8 +767,11 @@ int gtr_map_open(gtr_map *m, const char *path, gtr_io_mode mode)
 
 void gtr_map_close(gtr_map *m)
 {
+	slot_release(m->slot);
 	if (m->base)
 		munmap(m->base, m->maplen);
+	if (m->fd1)
+		close(m->fd1 - 1);
 	memset(m, 0, sizeof *m);
 }
 

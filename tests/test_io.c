@@ -1,5 +1,7 @@
-/* tests/test_io.c: io/map and io/out. */
+/* tests/test_io.c: io/map and io/out: streams, shrinking files, limits, descriptors. */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <setjmp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -353,4 +355,228 @@ Test(out, buffers_numbers_and_big_writes)
 	cr_assert_str_eq(head, "18446744073709551615 -42 x");
 	close(fd);
 	unlink(path);
+}
+
+/* ---- a mapped file that shrinks ---------------------------------------- */
+
+Test(shrink, reads_past_the_new_end_give_zeros_not_sigbus)
+{
+	size_t n = 1 << 20;
+	char *p = pattern_file(n);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, p, GTR_IO_MMAP), 0);
+	uint64_t now, at;
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 0);
+	cr_assert_eq(truncate(p, 100000), 0);
+	/* Below the new end: the file's bytes; past it: zeros, and recorded. */
+	cr_assert_eq(m.data[99999], pattern(99999));
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 0, "no read past the end yet");
+	unsigned sum = 0;
+	for (size_t i = 200000; i < n; i++)
+		sum += m.data[i];
+	cr_assert_eq(sum, 0);
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 1);
+	cr_assert_eq(now, 100000);
+	cr_assert_eq(at, 200000 & ~(uint64_t)4095);
+	/* A read lower down, past the end, moves the first zero offset down. */
+	cr_assert_eq(m.data[102400], 0);
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 1);
+	cr_assert_eq(at, 102400);
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+typedef struct reader {
+	const gtr_map *m;
+	uint64_t sum;
+	int jumped;
+} reader;
+
+static void *read_all(void *arg)
+{
+	reader *r = arg;
+	for (int round = 0; round < 50; round++)
+		for (size_t i = 0; i < r->m->size; i += 512)
+			r->sum += r->m->data[i];
+	return NULL;
+}
+
+Test(shrink, many_threads_survive_a_shrink, .timeout = 60)
+{
+	size_t n = 8 << 20;
+	char *p = pattern_file(n);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, p, GTR_IO_AUTO), 0);
+	pthread_t th[4];
+	reader r[4];
+	for (int i = 0; i < 4; i++) {
+		r[i] = (reader){.m = &m};
+		cr_assert_eq(pthread_create(&th[i], NULL, read_all, &r[i]), 0);
+	}
+	usleep(2000);
+	cr_assert_eq(truncate(p, 4096), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	uint64_t now, at;
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 1);
+	cr_assert_eq(now, 4096);
+	cr_assert_geq(at, 4096);
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+Test(shrink, a_guard_stops_the_reader_at_the_fault)
+{
+	size_t n = 1 << 20;
+	char *p = pattern_file(n);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, p, GTR_IO_MMAP), 0);
+	cr_assert_eq(truncate(p, 8192), 0);
+	volatile size_t reached = 0;
+	volatile int jumped = 0;
+	gtr_map_guard g;
+	gtr_map_guard_push(&g);
+	if (sigsetjmp(g.env, 0) == 0) {
+		const volatile uint8_t *d = m.data;
+		for (size_t i = 0; i < n; i += 4096) {
+			(void)d[i];
+			reached = i;
+		}
+		gtr_map_guard_pop(&g);
+	} else {
+		jumped = 1;
+	}
+	cr_assert_eq(jumped, 1);
+	cr_assert_eq(reached, 4096, "stopped at the first page past the end");
+	/* The guard is gone: a later read sees zeros and goes on. */
+	cr_assert_eq(m.data[n - 1], 0);
+	uint64_t now, at;
+	cr_assert_eq(gtr_map_shrank(&m, &now, &at), 1);
+	cr_assert_eq(at, 8192);
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+Test(shrink, faults_outside_gtr_maps_still_kill)
+{
+	char *p = pattern_file(1 << 16);
+	gtr_map m;
+	cr_assert_eq(gtr_map_open(&m, p, GTR_IO_MMAP), 0); /* the handler is in */
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(p, O_RDONLY);
+		volatile uint8_t *q = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (ftruncate(open(p, O_WRONLY), 0) < 0)
+			_exit(3);
+		(void)q[1 << 15];
+		_exit(0);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS, "status %x", st);
+	gtr_map_close(&m);
+	unlink(p);
+}
+
+/* ---- standard descriptors, limits and heads of streams ----------------- */
+
+Test(stdfds, closed_ones_get_a_number_that_fails_as_closed)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(1);
+		if (gtr_std_fds() < 0)
+			_exit(2);
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd == 1)
+			_exit(3);
+		_exit(write(1, "x", 1) < 0 && errno == EBADF ? 0 : 4);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %x", st);
+}
+
+static int head_is_go(void *ctx, const uint8_t *p, size_t n)
+{
+	*(size_t *)ctx = n;
+	return n >= 3 && memcmp(p, "go ", 3) == 0 ? 0 : -EILSEQ;
+}
+
+Test(limits, a_stream_is_refused_by_its_head_before_it_is_copied)
+{
+	/* A writer of endless zeros: refused on its first bytes. */
+	int pfd[2];
+	cr_assert_eq(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		char z[4096] = {0};
+		for (;;)
+			if (write(pfd[1], z, sizeof z) < 0)
+				_exit(0);
+	}
+	close(pfd[1]);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", pfd[0]);
+	static const gtr_io_mode modes[] = {GTR_IO_AUTO, GTR_IO_READ, GTR_IO_URING};
+	for (size_t k = 0; k < 3; k++) {
+		size_t seen = 0;
+		gtr_map m;
+		gtr_map_opts o = {.mode = modes[k], .check_head = head_is_go, .ctx = &seen,
+				  .head = 16};
+		cr_assert_eq(gtr_map_open_opts(&m, path, &o), -EILSEQ);
+		cr_assert_eq(seen, 16);
+	}
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+Test(limits, a_stream_past_max_input_is_refused, .timeout = 60)
+{
+	for (int mode = GTR_IO_READ; mode <= GTR_IO_URING; mode++) {
+		int pfd[2];
+		cr_assert_eq(pipe(pfd), 0);
+		pid_t pid = fork();
+		if (pid == 0) {
+			close(pfd[0]);
+			char z[4096];
+			memset(z, 'x', sizeof z);
+			memcpy(z, "go 1.26 trace\0\0\0", 16);
+			for (;;)
+				if (write(pfd[1], z, sizeof z) < 0)
+					_exit(0);
+		}
+		close(pfd[1]);
+		char path[64];
+		snprintf(path, sizeof path, "/proc/self/fd/%d", pfd[0]);
+		size_t seen = 0;
+		gtr_map m;
+		gtr_map_opts o = {.mode = (gtr_io_mode)mode, .check_head = head_is_go, .ctx = &seen,
+				  .head = 16, .max_input = 3 << 20};
+		cr_assert_eq(gtr_map_open_opts(&m, path, &o), -EFBIG, "%s", gtr_io_mode_name(mode));
+		close(pfd[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+Test(limits, a_stream_within_max_input_keeps_its_head)
+{
+	int pfd[2];
+	cr_assert_eq(pipe(pfd), 0);
+	static const char msg[] = "go 1.26 trace\0\0\0the rest";
+	cr_assert_eq(write(pfd[1], msg, sizeof msg), (ssize_t)sizeof msg);
+	close(pfd[1]);
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", pfd[0]);
+	size_t seen = 0;
+	gtr_map m;
+	gtr_map_opts o = {.check_head = head_is_go, .ctx = &seen, .head = 16, .max_input = 1000};
+	cr_assert_eq(gtr_map_open_opts(&m, path, &o), 0);
+	cr_assert_eq(m.size, sizeof msg);
+	cr_assert_eq(memcmp(m.data, msg, sizeof msg), 0);
+	gtr_map_close(&m);
+	close(pfd[0]);
 }
