@@ -473,7 +473,9 @@ Test(shrink, faults_outside_gtr_maps_still_kill)
 	}
 	int st;
 	waitpid(pid, &st, 0);
-	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS, "status %x", st);
+	/* Killed by it; under a sanitizer, whose handler was there first, reported and exited. */
+	cr_assert((WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS) || (WIFEXITED(st) && WEXITSTATUS(st) != 0),
+		  "status %x", st);
 	gtr_map_close(&m);
 	unlink(p);
 }
