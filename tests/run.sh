@@ -72,6 +72,9 @@ tally scantest tests/scantest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${got
 tally statstest tests/statstest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
 tally diffcmdtest tests/diffcmdtest.sh "$gtr" "${corpus[@]}"
 tally checktest tests/checktest.sh "$gtr" "${corpus[@]}"
+# Every command on the engine, with the read on one thread and run ahead
+# on a second: the same bytes (the corpus, and Go's own test traces).
+tally enginetest tests/enginetest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()

@@ -13,6 +13,7 @@
 #include "core/report/report.h"
 #include "core/analysis/scan.h"
 #include "core/analysis/stats.h"
+#include "core/analysis/analyze.h"
 #include "core/analysis/diff.h"
 #include "core/report/diff_report.h"
 #include "core/gate/check.h"
@@ -390,6 +391,18 @@ typedef struct opened {
 	gtr_trace *trace;
 } opened;
 
+/*
+ * Threads of the engine for the commands without -j (stats, report,
+ * diff): GTR_JOBS when set (1 reads and analyses on one thread), else 0,
+ * the engine's default.
+ */
+static unsigned engine_jobs(void)
+{
+	const char *v = getenv("GTR_JOBS");
+	unsigned long n = v && *v ? strtoul(v, NULL, 10) : 0;
+	return n > 64 ? 64 : (unsigned)n;
+}
+
 /* jobs: threads the index may use (0: one per online CPU). */
 static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
 {
@@ -554,7 +567,7 @@ static int run_command(args *a, int cmd)
 	int ordered = 0;
 	uint64_t fail_over = 0, stw_fail_over = 0;
 	int have_fail = 0, have_stw_fail = 0;
-	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX};
+	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX, .jobs = engine_jobs()};
 	gtr_io_mode io = GTR_IO_AUTO;
 	int lenient = 0;
 	const char *path = NULL;
@@ -672,7 +685,7 @@ static int run_command(args *a, int cmd)
 		gopts.file = path;
 		gopts.color = use_color(STDOUT_FILENO);
 		if (ordered) {
-			rc = gtr_greedy_run(op.trace, top, &g, &err);
+			rc = gtr_greedy_run_jobs(op.trace, top, engine_jobs(), &g, &err);
 			if (verbose)
 				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
 		} else {
@@ -802,7 +815,7 @@ static int run_stats(args *a)
 	gtr_stats_keep keep = {.all = opts.by != GTR_STATS_BY_FUNC && opts.top == 0,
 			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
 			       .sort = opts.sort};
-	int rc = gtr_stats_run(op.trace, &keep, &s, &err);
+	int rc = gtr_stats_run_jobs(op.trace, &keep, engine_jobs(), &s, &err);
 	if (rc == 0)
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
 	st = finish(path, rc, &err, &o);
@@ -916,7 +929,7 @@ static int run_diff(args *a)
 			break;
 		gtr_error err;
 		gtr_error_clear(&err);
-		if (gtr_metrics_compute(op.trace, opts.rows, &m[k], &err) < 0) {
+		if (gtr_metrics_compute_jobs(op.trace, opts.rows, engine_jobs(), &m[k], &err) < 0) {
 			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
 				err.msg[0] ? err.msg : gtr_strerror(err.code));
 			st = EXIT_ERR;
@@ -1327,17 +1340,21 @@ static int run_report(args *a)
 		gtr_error err;
 		gtr_error_clear(&err);
 		int rc;
-		progress_pass = "greedy";
-		rc = gtr_greedy_run(r->op.trace, top, &r->g, &err);
-		progress_pass = "stats";
-		if (rc == 0)
-			rc = gtr_stats_run(r->op.trace, &(gtr_stats_keep){0}, &r->s, &err);
-		progress_pass = "timeline";
-		if (rc == 0)
-			rc = gtr_timeline_run(r->op.trace, &topts, &r->tl, &err);
-		progress_pass = "diff";
-		if (rc == 0 && npaths == 2)
-			rc = gtr_metrics_compute(r->op.trace, dopts.rows, &r->m, &err);
+		/* One read of the trace for every part of the page. */
+		progress_pass = "analyses";
+		gtr_analysis an;
+		rc = gtr_analyze(r->op.trace,
+				 &(gtr_analyze_opts){.jobs = engine_jobs(), .greedy_top = top, .stats = &(gtr_stats_keep){0},
+						     .timeline = &topts,
+						     .metrics_top = npaths == 2 ? dopts.rows : 0},
+				 &an, &err);
+		if (rc == 0) {
+			r->g = an.greedy;
+			r->s = an.stats;
+			r->tl = an.timeline;
+			if (an.has_metrics)
+				r->m = an.metrics;
+		}
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
 		if (rc < 0) {

@@ -422,7 +422,9 @@ static void check_one(pool *p, size_t i)
 	if (rc == 0)
 		rc = gtr_trace_open_ex(&t, map.data, map.size, opts->kernels, opts->open_flags, &err);
 	if (rc == 0)
-		rc = gtr_metrics_compute(t, opts->ntop, &r->m, &err);
+		/* One trace at a time: its read runs ahead on a second thread;
+		 * several at once: the workers already use the CPUs. */
+		rc = gtr_metrics_compute_jobs(t, opts->ntop, opts->jobs > 1 ? 1 : 0, &r->m, &err);
 	if (rc == 0) {
 		gtr_loss loss;
 		gtr_trace_loss(t, &loss);
