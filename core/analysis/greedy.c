@@ -450,6 +450,35 @@ void gtr_greedy_abort(gtr_greedy_acc *r)
 		run_free(r);
 }
 
+uint64_t gtr_procs_in_force(const gtr_procs_change *p, size_t n, uint64_t end, uint64_t *ns)
+{
+	uint64_t best = 0, best_ns = 0;
+	int have = 0;
+	/* Few distinct values: a quadratic sum over them is fine. */
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p[j].procs == p[i].procs;
+		if (seen)
+			continue;
+		uint64_t total = 0;
+		for (size_t j = i; j < n; j++) {
+			if (p[j].procs != p[i].procs)
+				continue;
+			uint64_t to = j + 1 < n ? p[j + 1].ts : end;
+			total += to > p[j].ts ? to - p[j].ts : 0;
+		}
+		if (!have || total > best_ns) {
+			best = p[i].procs;
+			best_ns = total;
+			have = 1;
+		}
+	}
+	if (ns)
+		*ns = best_ns;
+	return best;
+}
+
 void gtr_greedy_close(gtr_greedy_acc *r)
 {
 	/* What is still running at the end is reported, marked truncated. */
@@ -468,7 +497,8 @@ int gtr_greedy_end(gtr_greedy_acc *r, gtr_greedy **out, gtr_error *err)
 	gtr_greedy *res = r->res;
 	qsort(r->heap, r->nheap, sizeof *r->heap, cmp_slice_qsort);
 	res->ntop = r->nheap < top ? r->nheap : top;
-	size_t procs = res->maxprocs ? (size_t)res->maxprocs : 1;
+	res->procs_in_force = gtr_procs_in_force(res->procs, res->nprocs, res->last_ts, &res->procs_in_force_ns);
+	size_t procs = res->procs_in_force ? (size_t)res->procs_in_force : 1;
 	res->tmax_exact = procs <= r->capheap;
 	res->nest = r->nheap < procs ? r->nheap : procs;
 	res->top = malloc((res->ntop ? res->ntop : 1) * sizeof *res->top);
