@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/base/vec.h"
@@ -21,6 +22,13 @@ typedef struct chunk {
 	int last;        /* the read stops after this chunk */
 } chunk;
 
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 typedef struct ahead {
 	const gtr_trace *t;
 	gtr_reader *rd;
@@ -31,6 +39,7 @@ typedef struct ahead {
 	size_t tail;     /* chunks the sinks are done with */
 	int stop;        /* the sinks failed: the read stops */
 	uint64_t waits;
+	double read_cpu_s; /* the read thread's, when it ends */
 } ahead;
 
 static int deliver(const gtr_sink *sinks, size_t n, const gtr_event *ev, gtr_error *err)
@@ -95,7 +104,7 @@ static void *read_ahead(void *arg)
 		size_t slot = a->head % GTR_ENGINE_CHUNKS;
 		pthread_mutex_unlock(&a->mu);
 		if (stop)
-			return NULL;
+			break;
 		chunk *c = &a->chunks[slot];
 		fill(a, c);
 		pthread_mutex_lock(&a->mu);
@@ -103,8 +112,10 @@ static void *read_ahead(void *arg)
 		pthread_cond_signal(&a->filled);
 		pthread_mutex_unlock(&a->mu);
 		if (c->last)
-			return NULL;
+			break;
 	}
+	a->read_cpu_s = cpu_now();
+	return NULL;
 }
 
 /* The sinks' side: takes the chunks in order until the last one. */
@@ -158,9 +169,12 @@ static int run_ahead(const gtr_trace *t, gtr_reader *rd, const gtr_sink *sinks, 
 		snprintf(info->why, sizeof info->why, "no thread could be started");
 	} else {
 		info->threads = 2;
+		double t0 = cpu_now();
 		rc = consume(&a, sinks, n, info, err);
+		info->sink_cpu_s = cpu_now() - t0;
 		pthread_join(th, NULL);
 		info->waits = a.waits;
+		info->read_cpu_s = a.read_cpu_s;
 	}
 	pthread_cond_destroy(&a.filled);
 	pthread_cond_destroy(&a.emptied);
@@ -188,13 +202,15 @@ int gtr_engine_run(const gtr_trace *t, const gtr_sink *sinks, size_t n, const gt
 	if (jobs > 1)
 		rc = run_ahead(t, rd, sinks, n, info, err);
 	if (rc == 1) {
-		/* One thread: read and analyse in turn. */
+		/* One thread: read and analyse in turn (its CPU time is all the read's). */
+		double t0 = cpu_now();
 		gtr_event ev;
 		while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
 			info->events++;
 			if ((rc = deliver(sinks, n, &ev, err)) != 0)
 				break;
 		}
+		info->read_cpu_s = cpu_now() - t0;
 	}
 	gtr_reader_free(rd);
 	return rc < 0 ? rc : 0;

@@ -52,6 +52,9 @@ typedef struct gtr_engine_info {
 	uint64_t events;   /* events handed to the sinks */
 	uint64_t chunks;   /* chunks passed between the threads */
 	uint64_t waits;    /* times the sinks waited for the read */
+	/* CPU seconds of the read and of the sinks (the same thread when
+	 * threads is 1): on two idle CPUs the wall time is about the larger. */
+	double read_cpu_s, sink_cpu_s;
 	char why[128];     /* why it used one thread when more were asked, else empty */
 } gtr_engine_info;
 

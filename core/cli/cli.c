@@ -159,11 +159,14 @@ static const char usage_greedy[] =
 	"  --depth N            at most N frames per stack (default: all)\n"
 	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
 	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
-	"  -j N                 N worker threads, each walking whole per-thread event\n"
-	"                       streams (default: one per online CPU)\n"
-	"  --ordered            read every event in Go's global event order on one\n"
-	"                       thread (the reference the parallel path must equal;\n"
-	"                       also what runs for v1 traces and partial reads)\n"
+	"  -j N                 threads (default: 2 when the machine has 2 CPUs or\n"
+	"                       more): the read runs ahead of the analysis; with\n"
+	"                       --fast, N workers walking per-thread event streams\n"
+	"  --fast               skip Go's global event order: each thread's events\n"
+	"                       alone, in parallel, several times faster on big\n"
+	"                       traces; times may differ from Go's by a few ns (README)\n"
+	"                       and what Go checks between threads is not checked\n"
+	"  --ordered            Go's global event order (the default; kept for scripts)\n"
 	"  --io=MODE            how to read FILE: mmap, uring or read (default: mmap\n"
 	"                       for files, uring for pipes, read if io_uring is refused)\n"
 	"  --lenient            skip what cannot be decoded, report the rest with\n"
@@ -403,6 +406,22 @@ static unsigned engine_jobs(void)
 	return n > 64 ? 64 : (unsigned)n;
 }
 
+/* -v: how the engine read a trace. */
+static void say_engine(const char *path, const gtr_engine_info *e)
+{
+	if (!verbose)
+		return;
+	if (e->threads > 1)
+		fprintf(stderr,
+			"gtr: %s: engine: %llu events in Go's order, read ahead on a second thread "
+			"(%.3f s CPU) while the analyses ran (%.3f s CPU); they waited %llu times\n",
+			path, (unsigned long long)e->events, e->read_cpu_s, e->sink_cpu_s,
+			(unsigned long long)e->waits);
+	else
+		fprintf(stderr, "gtr: %s: engine: %llu events in Go's order on one thread (%.3f s CPU)%s%s\n",
+			path, (unsigned long long)e->events, e->read_cpu_s, e->why[0] ? ": " : "", e->why);
+}
+
 /* jobs: threads the index may use (0: one per online CPU). */
 static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
 {
@@ -564,7 +583,7 @@ static int run_command(args *a, int cmd)
 	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
 	gtr_greedy_report_opts gopts = {.json = 0};
 	size_t top = 10, jobs = 0;
-	int ordered = 0;
+	int ordered = 1; /* greedy: Go's order on the engine, unless --fast */
 	uint64_t fail_over = 0, stw_fail_over = 0;
 	int have_fail = 0, have_stw_fail = 0;
 	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX, .jobs = engine_jobs()};
@@ -601,6 +620,10 @@ static int run_command(args *a, int cmd)
 				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
 				return EXIT_USAGE;
 			}
+			continue;
+		}
+		if (greedy && strcmp(arg, "--fast") == 0) {
+			ordered = 0;
 			continue;
 		}
 		if (greedy && strcmp(arg, "--ordered") == 0) {
@@ -685,9 +708,15 @@ static int run_command(args *a, int cmd)
 		gopts.file = path;
 		gopts.color = use_color(STDOUT_FILENO);
 		if (ordered) {
-			rc = gtr_greedy_run_jobs(op.trace, top, engine_jobs(), &g, &err);
-			if (verbose)
-				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
+			gtr_analysis an;
+			rc = gtr_analyze(op.trace,
+					 &(gtr_analyze_opts){.jobs = jobs ? (unsigned)jobs : engine_jobs(),
+							     .greedy_top = top},
+					 &an, &err);
+			if (rc == 0) {
+				g = an.greedy;
+				say_engine(path, &an.engine);
+			}
 		} else {
 			gtr_scan_info si;
 			const char *walk = getenv("GTR_SCAN_WALK");
@@ -815,7 +844,12 @@ static int run_stats(args *a)
 	gtr_stats_keep keep = {.all = opts.by != GTR_STATS_BY_FUNC && opts.top == 0,
 			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
 			       .sort = opts.sort};
-	int rc = gtr_stats_run_jobs(op.trace, &keep, engine_jobs(), &s, &err);
+	gtr_analysis an;
+	int rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
+	if (rc == 0) {
+		s = an.stats;
+		say_engine(path, &an.engine);
+	}
 	if (rc == 0)
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
 	st = finish(path, rc, &err, &o);
@@ -929,10 +963,15 @@ static int run_diff(args *a)
 			break;
 		gtr_error err;
 		gtr_error_clear(&err);
-		if (gtr_metrics_compute_jobs(op.trace, opts.rows, engine_jobs(), &m[k], &err) < 0) {
+		gtr_analysis an;
+		if (gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .metrics_top = opts.rows ? opts.rows : 1},
+				&an, &err) < 0) {
 			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
 				err.msg[0] ? err.msg : gtr_strerror(err.code));
 			st = EXIT_ERR;
+		} else {
+			m[k] = an.metrics;
+			say_engine(paths[k], &an.engine);
 		}
 		/* Leniently, what was skipped is said before the comparison. */
 		st = loss_status(paths[k], op.trace, 1, st);
@@ -1349,6 +1388,7 @@ static int run_report(args *a)
 						     .metrics_top = npaths == 2 ? dopts.rows : 0},
 				 &an, &err);
 		if (rc == 0) {
+			say_engine(paths[k], &an.engine);
 			r->g = an.greedy;
 			r->s = an.stats;
 			r->tl = an.timeline;
