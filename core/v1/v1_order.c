@@ -135,6 +135,7 @@ typedef struct order {
 	const gtr_trace *t;
 	const gtr_v1_index *x;
 	int v5;
+	uint64_t last_ticks, last_off; /* go 1.5: the latest time handed out, and where */
 
 	/* merge */
 	proc *procs;
@@ -1101,6 +1102,29 @@ int gtr_v1_order_next(void *p, gtr_event *ev, gtr_error *err)
 	local.msg[0] = 0;
 	const gtr_v1_event *src = NULL;
 	int rc = place_next(o, &src, &local);
+	if (rc > 0 && o->v5) {
+		/* Go orders a go 1.5 trace by sequence numbers, then refuses it
+		 * when that order is not also the order of the times. */
+		if (src->ticks < o->last_ticks && !o->unstick) {
+			rc = gtr_error_set(&local, GTR_E_CORRUPT, src->off,
+					   "time stamps out of order: the event at byte %llu comes after "
+					   "the event at byte %llu by sequence numbers but is %llu ticks "
+					   "earlier",
+					   (unsigned long long)src->off, (unsigned long long)o->last_off,
+					   (unsigned long long)(o->last_ticks - src->ticks));
+		} else if (src->ticks < o->last_ticks) {
+			uint64_t ns = gtr_v1_ns(o->x, src->ticks);
+			gtr_loss_add(&o->loss->forced, src->off, 0,
+				     "time stamps out of order: the event at byte %llu comes after the "
+				     "event at byte %llu by sequence numbers but is earlier",
+				     (unsigned long long)src->off, (unsigned long long)o->last_off);
+			gtr_loss_time(&o->loss->forced, ns, ns);
+		}
+		if (src->ticks > o->last_ticks) {
+			o->last_ticks = src->ticks;
+			o->last_off = src->off;
+		}
+	}
 	if (rc > 0) {
 		rc = convert(o, src, ev);
 		if (rc < 0)
