@@ -147,7 +147,7 @@ static void chain_copy(const gstate *g, gtr_slice *s)
 		s->chain[i] = g->chain[(first + i) % GTR_CHAIN_LEN];
 }
 
-static int start_slice(run *r, gstate *g, const gtr_event *ev)
+static int start_slice(run *r, gstate *g, const gtr_event *ev, uint64_t ts)
 {
 	if (gtr_grow(&r->running, &r->caprunning, r->nrunning + 1, sizeof *r->running) < 0)
 		return GTR_E_NOMEM;
@@ -155,7 +155,7 @@ static int start_slice(run *r, gstate *g, const gtr_event *ev)
 	r->running[r->nrunning++] = (size_t)(g - r->gs);
 	gtr_slice *s = &g->cur;
 	memset(s, 0, sizeof *s);
-	s->start = ev->ts;
+	s->start = ts;
 	s->g = g->id;
 	s->p = ev->p;
 	s->start_ev = ev->type;
@@ -301,14 +301,14 @@ static int on_event(run *r, const gtr_event *ev)
 		else if (tr->from == GTR_GS_UNDETERMINED && tr->stack && !g->create.id)
 			g->resume = (gtr_stackref){ev->table, tr->stack};
 		if (g->running >= 0 && tr->to != GTR_GS_RUNNING)
-			end_slice(r, g, ev->ts, ev, tr, 0);
+			end_slice(r, g, ev->ts + tr->later, ev, tr, 0);
 		else if (g->running >= 0 && tr->from != GTR_GS_RUNNING)
 			/* Running again before it stopped: a tolerant read lost
 			 * the event that stopped it. */
 			end_slice(r, g, g->seen, NULL, NULL, 1);
 		if (tr->from == GTR_GS_NOTEXIST)
 			g->resume = g->create;
-		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev) < 0)
+		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev, ev->ts + tr->later) < 0)
 			return GTR_E_NOMEM;
 		if (tr->from == GTR_GS_RUNNING && ev->g == g->id && ev->stack)
 			g->resume = (gtr_stackref){ev->table, ev->stack};

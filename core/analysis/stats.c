@@ -577,7 +577,7 @@ static int on_transition(srun *r, const gtr_event *ev, const gtr_transition *tr)
 	gtr_gstats *g = g_get(r, tr->id, &k);
 	if (!g)
 		return GTR_E_NOMEM;
-	uint64_t ts = ev->ts;
+	uint64_t ts = ev->ts + tr->later;
 	/* What names it: the stack it was created with, else the first one seen. */
 	uint64_t stk = tr->stack ? tr->stack : ev->g == tr->id ? ev->stack : 0;
 	if (tr->from == GTR_GS_NOTEXIST && tr->stack && !k->name_is_create) {

@@ -105,9 +105,9 @@ static void end_slice(run *r, gst *g, uint64_t ts)
 	add_busy(r, g->mrow, g->start, e);
 }
 
-static int start_slice(run *r, gst *g, const gtr_event *ev)
+static int start_slice(run *r, gst *g, const gtr_event *ev, uint64_t ts)
 {
-	g->start = ev->ts;
+	g->start = ts;
 	g->prow = g->mrow = NO_ROW;
 	if (ev->p >= 0 && !(r->v1 && ev->p >= V1_FAKE_P)) {
 		if ((g->prow = row_of(r, GTR_ROW_P, ev->p)) < NO_ROW)
@@ -148,11 +148,11 @@ static int on_event(run *r, const gtr_event *ev)
 			continue;
 		gst *g = gtr_idpool_find(&r->running, (uint64_t)tr->id);
 		if (g && tr->to != GTR_GS_RUNNING) {
-			end_slice(r, g, ev->ts);
+			end_slice(r, g, ev->ts + tr->later);
 			gtr_idpool_drop(&r->running, (uint64_t)tr->id);
 		} else if (!g && tr->to == GTR_GS_RUNNING) {
 			if (!(g = gtr_idpool_add(&r->running, (uint64_t)tr->id)) ||
-			    start_slice(r, g, ev) < 0)
+			    start_slice(r, g, ev, ev->ts + tr->later) < 0)
 				return GTR_E_NOMEM;
 		}
 	}

@@ -105,7 +105,7 @@ static int print_event(const gtr_trace *t, const gtr_spec *spec, const gtr_event
 
 static void print_transition(const gtr_event *ev, const gtr_transition *tr, gtr_out *o)
 {
-	gtr_out_u64(o, ev->ts);
+	gtr_out_u64(o, ev->ts + tr->later);
 	if (tr->res == GTR_RES_G) {
 		gtr_out_str(o, " G=");
 		gtr_out_i64(o, tr->id);

@@ -759,12 +759,12 @@ static int add_trans(order *o, gtr_event *ev, gtr_transition tr)
 
 static gtr_transition gtrans(int64_t id, gtr_gstate from, gtr_gstate to, gtr_str reason, uint64_t stack)
 {
-	return (gtr_transition){GTR_RES_G, (uint8_t)from, (uint8_t)to, id, reason, stack};
+	return (gtr_transition){GTR_RES_G, (uint8_t)from, (uint8_t)to, id, reason, stack, 0};
 }
 
 static gtr_transition ptrans(int64_t id, gtr_pstate from, gtr_pstate to)
 {
-	return (gtr_transition){GTR_RES_P, (uint8_t)from, (uint8_t)to, id, {"", 0}, 0};
+	return (gtr_transition){GTR_RES_P, (uint8_t)from, (uint8_t)to, id, {"", 0}, 0, 0};
 }
 
 gtr_str gtr_v1_block_reason(unsigned typ)
@@ -886,8 +886,11 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_SYSCALL, none,
 					    gtr_v1_stack_or_zero(o->x, ev->stack)));
 		/* Go 1.27 gives a syscall that did not block a 1 ns stay in Syscall. */
-		if (rc == 0 && !src->blocked)
-			rc = add_trans(o, ev, gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNING, none, 0));
+		if (rc == 0 && !src->blocked) {
+			gtr_transition back = gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNING, none, 0);
+			back.later = 1;
+			rc = add_trans(o, ev, back);
+		}
 		break;
 	case GTR_V1_GOSYSEXIT:
 		rc = add_trans(o, ev, gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE, none, 0));
