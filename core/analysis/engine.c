@@ -58,6 +58,16 @@ static int deliver(const gtr_sink *sinks, size_t n, const gtr_event *ev, gtr_err
 	return 0;
 }
 
+/* Points the events of c that have more transitions at their copies in c->xt. */
+static void fix_xtrans(chunk *c)
+{
+	if (!c->nxt)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->ev[i].nxtrans)
+			c->ev[i].xtrans = c->xt + (uintptr_t)c->ev[i].xtrans;
+}
+
 /* Reads the next chunk's worth of events into c. */
 static void fill(ahead *a, chunk *c)
 {
@@ -72,13 +82,13 @@ static void fill(ahead *a, chunk *c)
 		if (rc <= 0) {
 			c->rc = rc;
 			c->last = 1;
-			return;
+			break;
 		}
 		if (ev->nxtrans) {
 			if (gtr_grow(&c->xt, &c->capxt, c->nxt + ev->nxtrans, sizeof *c->xt) < 0) {
 				c->rc = gtr_error_set(&c->err, GTR_E_NOMEM, ev->off, "out of memory");
 				c->last = 1;
-				return;
+				break;
 			}
 			memcpy(c->xt + c->nxt, ev->xtrans, ev->nxtrans * sizeof *c->xt);
 			/* An index until the chunk is complete (xt may move). */
@@ -87,10 +97,7 @@ static void fill(ahead *a, chunk *c)
 		}
 		c->n++;
 	}
-	if (c->nxt)
-		for (size_t i = 0; i < c->n; i++)
-			if (c->ev[i].nxtrans)
-				c->ev[i].xtrans = c->xt + (uintptr_t)c->ev[i].xtrans;
+	fix_xtrans(c);
 }
 
 static void *read_ahead(void *arg)
