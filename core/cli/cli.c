@@ -17,6 +17,7 @@
 #include "core/analysis/diff.h"
 #include "core/report/diff_report.h"
 #include "core/gate/check.h"
+#include "core/gate/shard.h"
 #include "core/report/html_report.h"
 #include "core/analysis/timeline.h"
 #include "io/map.h"
@@ -1050,14 +1051,194 @@ static int close_output(gtr_out *o, int fd, const char *path, const char *tmp)
 	return EXIT_OK;
 }
 
+/* Reads the baseline of a check; missing is fine only when it is about to be written. */
+static int load_baseline(const char *path, int update, gtr_baseline **out)
+{
+	*out = NULL;
+	gtr_map bm;
+	int rc = gtr_map_open(&bm, path, GTR_IO_AUTO);
+	if (rc < 0 && !(rc == -ENOENT && update)) {
+		fprintf(stderr, "gtr: %s: %s%s\n", path, strerror(-rc),
+			rc == -ENOENT ? " (create it with --update-baseline)" : "");
+		return EXIT_ERR;
+	}
+	if (rc < 0)
+		return EXIT_OK;
+	gtr_error err;
+	gtr_error_clear(&err);
+	rc = gtr_baseline_parse((const char *)bm.data, bm.size, out, &err);
+	gtr_map_close(&bm);
+	if (rc < 0) {
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
+			err.msg[0] ? err.msg : gtr_strerror(err.code));
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+/* What a check writes, and where: the options of its reports. */
+typedef struct check_out {
+	const char *baseline, *report_json, *junit, *jsonl;
+	int update, quiet;
+	const gtr_thresholds *th;
+} check_out;
+
+static void check_warnings(const gtr_check_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (res[i].warning[0])
+			fprintf(stderr, "gtr: warning: %s: %s\n", res[i].in->name, res[i].warning);
+}
+
+/*
+ * The end of every check, sharded or not: judged results in, the
+ * baseline update, the reports and the exit status out.
+ */
+static int check_finish(const gtr_check_result *res, size_t nin, const gtr_baseline *base,
+			const check_out *co, unsigned jobs, double seconds)
+{
+	gtr_check_summary sum;
+	gtr_check_summarize(res, nin, base, &sum);
+	check_warnings(res, nin);
+	static gtr_out o;
+	char tmp[4096 + 64];
+	int io_failed = 0;
+	if (co->update) {
+		int fd = open_output(co->baseline, tmp, sizeof tmp);
+		if (fd < 0 || fd == STDOUT_FILENO) {
+			io_failed = 1;
+			if (fd == STDOUT_FILENO)
+				say("check: the baseline cannot be standard output%s%s", "", "");
+		} else {
+			gtr_out_init(&o, fd);
+			gtr_check_write_baseline(res, nin, base, &o);
+			io_failed |= close_output(&o, fd, co->baseline, tmp) != EXIT_OK;
+		}
+	}
+	gtr_check_report_opts ropts = {
+		.baseline_path = co->baseline, .baseline = base, .th = co->th, .jobs = jobs,
+		.updated = co->update && !io_failed, .quiet = co->quiet, .seconds = seconds};
+	/* 3 wins over 1: a regression is the finding CI is asked about. */
+	int st = sum.regressed && !co->update ? EXIT_THRESHOLD : sum.errors || io_failed ? EXIT_ERR : EXIT_OK;
+	ropts.exit_status = st;
+	int to_stdout = 0;
+	for (int which = 0; which < 3; which++) {
+		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
+		if (!path)
+			continue;
+		int fd = open_output(path, tmp, sizeof tmp);
+		if (fd < 0) {
+			io_failed = 1;
+			continue;
+		}
+		to_stdout |= fd == STDOUT_FILENO;
+		gtr_out_init(&o, fd);
+		if (which == 2)
+			gtr_check_write_jsonl(res, nin, &o);
+		else if (which)
+			gtr_check_write_junit(res, nin, &ropts, &o);
+		else
+			gtr_check_write_json(res, nin, &ropts, &o);
+		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
+	}
+	if (!to_stdout) {
+		gtr_out_init(&o, STDOUT_FILENO);
+		gtr_check_write_text(res, nin, &ropts, &o);
+		int werr = gtr_out_flush(&o);
+		io_failed |= werr && werr != EPIPE;
+	}
+	if (io_failed && st == EXIT_OK)
+		st = EXIT_ERR;
+	return st;
+}
+
+/* --shard SPEC: K/N, env or env/N (the index from the batch system's variables). */
+static int shard_spec(const char *spec, gtr_shard *s, char *why, size_t cap)
+{
+	if (strncmp(spec, "env", 3) != 0 || (spec[3] != 0 && spec[3] != '/'))
+		return gtr_shard_parse(spec, s, why, cap);
+	size_t count = 0;
+	if (spec[3] == '/' && (parse_count(spec + 4, &count) < 0 || count > GTR_SHARD_MAX)) {
+		snprintf(why, cap, "env/N: N is the number of shards (1 to %u), not %s", GTR_SHARD_MAX,
+			 spec + 4);
+		return -1;
+	}
+	gtr_shard_env env = {.slurm_id = getenv("SLURM_ARRAY_TASK_ID"),
+			     .slurm_min = getenv("SLURM_ARRAY_TASK_MIN"),
+			     .slurm_step = getenv("SLURM_ARRAY_TASK_STEP"),
+			     .slurm_count = getenv("SLURM_ARRAY_TASK_COUNT"),
+			     .job_index = getenv("JOB_COMPLETION_INDEX")};
+	return gtr_shard_from_env(&env, (unsigned)count, s, why, cap);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* check --merge PART...: the parts' measurements, judged and reported as one run. */
+static int check_merge(char **paths, size_t npaths, const check_out *co)
+{
+	gtr_part **parts = calloc(npaths, sizeof *parts);
+	if (!parts) {
+		say("out of memory%s%s", "", "");
+		return EXIT_ERR;
+	}
+	int st = EXIT_OK;
+	gtr_error err;
+	for (size_t i = 0; i < npaths && st == EXIT_OK; i++) {
+		gtr_map m;
+		int rc = gtr_map_open(&m, paths[i], GTR_IO_AUTO);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: %s\n", paths[i], strerror(-rc));
+			st = EXIT_ERR;
+			break;
+		}
+		gtr_error_clear(&err);
+		rc = gtr_part_read((const char *)m.data, m.size, &parts[i], &err);
+		gtr_map_close(&m);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[i], (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+			st = EXIT_ERR;
+		}
+	}
+	gtr_merged mg = {0};
+	if (st == EXIT_OK) {
+		gtr_error_clear(&err);
+		if (gtr_part_merge(parts, (const char *const *)paths, npaths, &mg, &err) < 0) {
+			say("check --merge: %s%s", err.msg, "");
+			st = EXIT_ERR;
+		}
+	}
+	for (size_t i = 0; i < npaths; i++)
+		gtr_part_free(parts[i]);
+	free(parts);
+	gtr_baseline *base = NULL;
+	if (st == EXIT_OK)
+		st = load_baseline(co->baseline, co->update, &base);
+	if (st == EXIT_OK) {
+		gtr_check_judge(mg.res, mg.n, base, co->th);
+		st = check_finish(mg.res, mg.n, base, co, mg.info.jobs, mg.info.seconds);
+	}
+	gtr_merged_free(&mg);
+	gtr_baseline_free(base);
+	return st;
+}
+
 static int run_check(args *a)
 {
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
-	const char *baseline = NULL, *report_json = NULL, *junit = NULL, *pattern = "*.trace";
-	int update = 0, quiet = 0, lenient = 0;
+	check_out co = {.th = &th};
+	const char *pattern = NULL, *shard = NULL, *part = NULL;
+	int lenient = 0, merge = 0, set_thresholds = 0;
 	size_t ntop = 10, jobs = 0;
+	int have_ntop = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
+	int have_io = 0;
 	char **paths = calloc((size_t)a->argc, sizeof *paths);
 	size_t npaths = 0;
 	if (!paths) {
@@ -1075,6 +1256,7 @@ static int run_check(args *a)
 			return EXIT_OK;
 		}
 		if ((m = flag_value(a, "--io", &val)) != 0) {
+			have_io = 1;
 			if (m < 0 || parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				st = EXIT_USAGE;
@@ -1082,25 +1264,39 @@ static int run_check(args *a)
 		} else if ((m = flag_value(a, "--baseline", &val)) != 0 ||
 			   (m = flag_value(a, "--report-json", &val)) != 0 ||
 			   (m = flag_value(a, "--junit", &val)) != 0 ||
+			   (m = flag_value(a, "--jsonl", &val)) != 0 ||
+			   (m = flag_value(a, "--part", &val)) != 0 ||
 			   (m = flag_value(a, "--pattern", &val)) != 0) {
 			if (m < 0 || !*val) {
 				say("%s: %s takes a file name", a->cmd, arg);
 				st = EXIT_USAGE;
 			} else if (strncmp(arg, "--baseline", 10) == 0) {
-				baseline = val;
+				co.baseline = val;
 			} else if (strncmp(arg, "--report-json", 13) == 0) {
-				report_json = val;
+				co.report_json = val;
 			} else if (strncmp(arg, "--junit", 7) == 0) {
-				junit = val;
+				co.junit = val;
+			} else if (strncmp(arg, "--jsonl", 7) == 0) {
+				co.jsonl = val;
+			} else if (strncmp(arg, "--part", 6) == 0) {
+				part = val;
 			} else {
 				pattern = val;
 			}
+		} else if ((m = flag_value(a, "--shard", &val)) != 0) {
+			if (m < 0 || !*val) {
+				say("%s: --shard takes K/N, env or env/N%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+			shard = val;
+		} else if (strcmp(arg, "--merge") == 0) {
+			merge = 1;
 		} else if (strcmp(arg, "--update-baseline") == 0) {
-			update = 1;
+			co.update = 1;
 		} else if (strcmp(arg, "--lenient") == 0) {
 			lenient = 1;
 		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-			quiet = 1;
+			co.quiet = 1;
 		} else if ((m = flag_value(a, "-j", &val)) != 0 || (m = flag_value(a, "--jobs", &val)) != 0) {
 			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 4096) {
 				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
@@ -1112,11 +1308,13 @@ static int run_check(args *a)
 				st = EXIT_USAGE;
 			}
 		} else if ((m = flag_value(a, "-n", &val)) != 0) {
+			have_ntop = 1;
 			if (m < 0 || parse_count(val, &ntop) < 0) {
 				say("%s: -n takes a positive count%s", a->cmd, "");
 				st = EXIT_USAGE;
 			}
 		} else if ((m = threshold_flag(a, &th)) != 0) {
+			set_thresholds = 1;
 			if (m < 0)
 				st = EXIT_USAGE;
 		} else if (arg[0] == '-' && arg[1] != 0) {
@@ -1130,55 +1328,82 @@ static int run_check(args *a)
 			paths[npaths++] = arg;
 		}
 	}
-	if (st == EXIT_OK && !baseline) {
+	/* A shard measures; the merge judges and reports. Each refuses the other's flags. */
+	const char *wrong = NULL;
+	if (shard)
+		wrong = merge ? "--merge" : co.baseline ? "--baseline" : co.update ? "--update-baseline"
+			: co.report_json ? "--report-json" : co.junit ? "--junit" : co.jsonl ? "--jsonl"
+			: co.quiet ? "--quiet" : set_thresholds ? "--threshold/--min-delta" : NULL;
+	else if (merge)
+		wrong = part ? "--part" : pattern ? "--pattern" : have_ntop ? "-n" : lenient ? "--lenient"
+			: jobs ? "-j" : have_io ? "--io" : NULL;
+	else if (part)
+		wrong = "--part";
+	if (st == EXIT_OK && wrong) {
+		if (shard)
+			say("%s: --shard measures its share and writes it with --part; %s belongs to the "
+			    "--merge of the parts", a->cmd, wrong);
+		else if (merge)
+			say("%s: %s is for the shards, which measured; --merge judges their parts", a->cmd,
+			    wrong);
+		else
+			say("%s: --part is the output of a --shard%s", a->cmd, "");
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && shard && !part) {
+		say("%s: --shard needs --part FILE, where its measurements go%s", a->cmd, "");
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && !shard && !co.baseline) {
 		say("%s: --baseline FILE is required%s", a->cmd, "");
 		fputs(usage_check, stderr);
 		st = EXIT_USAGE;
 	}
 	if (st == EXIT_OK && npaths == 0) {
-		say("%s: no traces given (a directory or files)%s", a->cmd, "");
+		say("%s: %s", a->cmd, merge ? "no parts given (the --part files of the shards)"
+					    : "no traces given (a directory or files)");
 		fputs(usage_check, stderr);
 		st = EXIT_USAGE;
 	}
-	if (st == EXIT_OK && report_json && junit && strcmp(report_json, "-") == 0 &&
-	    strcmp(junit, "-") == 0) {
+	int nstdout = 0;
+	nstdout += co.report_json && strcmp(co.report_json, "-") == 0;
+	nstdout += co.junit && strcmp(co.junit, "-") == 0;
+	nstdout += co.jsonl && strcmp(co.jsonl, "-") == 0;
+	if (st == EXIT_OK && nstdout > 1) {
 		say("%s: only one report can go to standard output%s", a->cmd, "");
 		st = EXIT_USAGE;
 	}
+	gtr_shard sh = {0, 1};
+	char why[600];
+	if (st == EXIT_OK && shard && shard_spec(shard, &sh, why, sizeof why) < 0) {
+		say("%s: --shard: %s", a->cmd, why);
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && merge) {
+		st = check_merge(paths, npaths, &co);
+		free(paths);
+		return st;
+	}
 	gtr_check_input *in = NULL;
 	size_t nin = 0;
-	char why[600];
-	if (st == EXIT_OK && gtr_check_collect(paths, npaths, pattern, &in, &nin, why, sizeof why) < 0) {
+	if (st == EXIT_OK &&
+	    gtr_check_collect(paths, npaths, pattern ? pattern : "*.trace", &in, &nin, why, sizeof why) < 0) {
 		say("%s: %s", a->cmd, why);
 		st = EXIT_USAGE;
 	}
 	free(paths);
 	if (st != EXIT_OK)
 		return st;
+	gtr_shard_list all;
+	gtr_shard_list_of(in, nin, &all);
+	if (shard)
+		gtr_shard_select(in, &nin, sh);
 
-	/* The baseline: missing is fine only when it is about to be written. */
 	gtr_baseline *base = NULL;
-	gtr_map bm;
-	int rc = gtr_map_open(&bm, baseline, GTR_IO_AUTO);
-	if (rc < 0 && !(rc == -ENOENT && update)) {
-		fprintf(stderr, "gtr: %s: %s%s\n", baseline, strerror(-rc),
-			rc == -ENOENT ? " (create it with --update-baseline)" : "");
+	if (!shard && load_baseline(co.baseline, co.update, &base) != EXIT_OK) {
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;
 	}
-	if (rc == 0) {
-		gtr_error err;
-		gtr_error_clear(&err);
-		rc = gtr_baseline_parse((const char *)bm.data, bm.size, &base, &err);
-		gtr_map_close(&bm);
-		if (rc < 0) {
-			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", baseline, (unsigned long long)err.off,
-				err.msg[0] ? err.msg : gtr_strerror(err.code));
-			gtr_check_inputs_free(in, nin);
-			return EXIT_ERR;
-		}
-	}
-
 	gtr_kernels k;
 	const char *isa = getenv("GTR_ISA");
 	if (gtr_kernels_init(&k, isa) < 0) {
@@ -1191,8 +1416,9 @@ static int run_check(args *a)
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = cpus > 0 ? (size_t)cpus : 1;
 	}
+	size_t asked = jobs;
 	if (jobs > nin)
-		jobs = nin;
+		jobs = nin ? nin : 1;
 	gtr_progress prog;
 	gtr_progress_init(&prog, STDERR_FILENO, nin);
 	if (progress_mode != GTR_METER_AUTO)
@@ -1200,73 +1426,45 @@ static int run_check(args *a)
 	gtr_check_opts copts = {.baseline = base, .th = &th, .kernels = &k, .ntop = ntop,
 				.jobs = (unsigned)jobs, .io = io, .progress = &prog,
 				.open_flags = lenient ? GTR_OPEN_LENIENT : 0};
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	gtr_check_result *res = NULL;
 	gtr_error err;
 	gtr_error_clear(&err);
-	rc = gtr_check_run(in, nin, &copts, &res, &err);
+	int rc = shard ? gtr_check_measure(in, nin, &copts, &res, &err)
+		       : gtr_check_run(in, nin, &copts, &res, &err);
 	gtr_progress_end(&prog);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double seconds = seconds_since(&t0);
 	if (rc < 0) {
 		say("%s: %s", a->cmd, err.msg);
 		gtr_baseline_free(base);
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;
 	}
-	gtr_check_summary sum;
-	gtr_check_summarize(res, nin, base, &sum);
-	for (size_t i = 0; i < nin; i++)
-		if (res[i].warning[0])
-			fprintf(stderr, "gtr: warning: %s: %s\n", in[i].name, res[i].warning);
-	static gtr_out o;
-	char tmp[4096 + 64];
-	int io_failed = 0;
-	if (update) {
-		int fd = open_output(baseline, tmp, sizeof tmp);
-		if (fd < 0 || fd == STDOUT_FILENO) {
-			io_failed = 1;
-			if (fd == STDOUT_FILENO)
-				say("%s: the baseline cannot be standard output%s", a->cmd, "");
-		} else {
+	if (shard) {
+		/* Only the part: the verdict is the merge's, over every shard. */
+		check_warnings(res, nin);
+		gtr_part_info info = {.shard = sh, .all = all, .ntop = ntop, .lenient = lenient,
+				      .jobs = (unsigned)asked, .seconds = seconds};
+		static gtr_out o;
+		char tmp[4096 + 64];
+		size_t errors = 0;
+		for (size_t i = 0; i < nin; i++)
+			errors += res[i].status == GTR_CHECK_ERROR;
+		int fd = open_output(part, tmp, sizeof tmp);
+		st = fd < 0 ? EXIT_ERR : EXIT_OK;
+		if (fd >= 0) {
 			gtr_out_init(&o, fd);
-			gtr_check_write_baseline(res, nin, base, &o);
-			io_failed |= close_output(&o, fd, baseline, tmp) != EXIT_OK;
+			gtr_part_write(res, nin, &info, &o);
+			st = close_output(&o, fd, part, tmp);
 		}
+		if (st == EXIT_OK && fd != STDOUT_FILENO)
+			printf("gtr check: shard %u/%u: %zu of %zu traces measured (%zu unreadable), "
+			       "%zu thread%s; part written to %s\n",
+			       sh.index, sh.count, nin, all.n, errors, jobs, jobs == 1 ? "" : "s", part);
+	} else {
+		st = check_finish(res, nin, base, &co, (unsigned)jobs, seconds);
 	}
-	gtr_check_report_opts ropts = {
-		.baseline_path = baseline, .baseline = base, .th = &th, .jobs = (unsigned)jobs,
-		.updated = update && !io_failed, .quiet = quiet,
-		.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9};
-	/* 3 wins over 1: a regression is the finding CI is asked about. */
-	st = sum.regressed && !update ? EXIT_THRESHOLD : sum.errors || io_failed ? EXIT_ERR : EXIT_OK;
-	ropts.exit_status = st;
-	int to_stdout = 0;
-	for (int which = 0; which < 2; which++) {
-		const char *path = which ? junit : report_json;
-		if (!path)
-			continue;
-		int fd = open_output(path, tmp, sizeof tmp);
-		if (fd < 0) {
-			io_failed = 1;
-			continue;
-		}
-		to_stdout |= fd == STDOUT_FILENO;
-		gtr_out_init(&o, fd);
-		if (which)
-			gtr_check_write_junit(res, nin, &ropts, &o);
-		else
-			gtr_check_write_json(res, nin, &ropts, &o);
-		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
-	}
-	if (!to_stdout) {
-		gtr_out_init(&o, STDOUT_FILENO);
-		gtr_check_write_text(res, nin, &ropts, &o);
-		int werr = gtr_out_flush(&o);
-		io_failed |= werr && werr != EPIPE;
-	}
-	if (io_failed && st == EXIT_OK)
-		st = EXIT_ERR;
 	gtr_check_results_free(res, nin);
 	gtr_baseline_free(base);
 	gtr_check_inputs_free(in, nin);

@@ -727,6 +727,66 @@ static void json_thresholds(gtr_out *o, const gtr_thresholds *th)
 	gtr_out_char(o, '}');
 }
 
+/* The members of a trace's object in the report, without its braces. */
+static void json_row(gtr_out *o, const gtr_check_result *x)
+{
+	gtr_out_str(o, "\"name\":");
+	json_cstr(o, x->in->name);
+	gtr_out_str(o, ",\"path\":");
+	json_cstr(o, x->in->path);
+	gtr_out_printf(o, ",\"status\":\"%s\",\"seconds\":%.3f,\"error\":", status_word(x->status),
+		       x->seconds);
+	if (x->status == GTR_CHECK_ERROR) {
+		json_cstr(o, x->error);
+		return;
+	}
+	gtr_out_str(o, "null,\"changed\":");
+	gtr_out_str(o, !x->base ? "null" : x->changed ? "true" : "false");
+	gtr_out_char(o, ',');
+	gtr_baseline_write_fields(o, x->fingerprint, x->bytes, &x->m);
+	gtr_out_str(o, ",\"baseline\":");
+	if (!x->base) {
+		gtr_out_str(o, "null");
+	} else {
+		gtr_out_str(o, "{\"fingerprint\":");
+		if (x->base->have_fingerprint)
+			gtr_out_printf(o, "\"%016llx\"", (unsigned long long)x->base->fingerprint);
+		else
+			gtr_out_str(o, "null");
+		gtr_out_str(o, ",\"metrics\":");
+		json_metrics(o, &x->base->m);
+		gtr_out_char(o, '}');
+	}
+	gtr_out_str(o, ",\"changes\":[");
+	for (size_t k = 0; k < x->nchanges; k++) {
+		const gtr_change *c = &x->changes[k];
+		gtr_out_printf(o, "%s{\"metric\":\"%s\",\"function\":", k ? "," : "",
+			       gtr_metric_name(c->metric));
+		if (c->func)
+			json_cstr(o, c->func);
+		else
+			gtr_out_str(o, "null");
+		gtr_out_printf(o, ",\"baseline\":%llu,\"current\":%llu,\"pct\":",
+			       (unsigned long long)c->base, (unsigned long long)c->cur);
+		if (c->base == 0 && c->cur != 0)
+			gtr_out_str(o, "null");
+		else
+			gtr_out_printf(o, "%.3f", c->pct);
+		gtr_out_printf(o, ",\"threshold_pct\":%g,\"change\":\"%s\"}", c->threshold,
+			       c->verdict == GTR_WORSE ? "worse" : c->verdict == GTR_BETTER ? "better" : "same");
+	}
+	gtr_out_char(o, ']');
+}
+
+void gtr_check_write_jsonl(const gtr_check_result *r, size_t n, gtr_out *o)
+{
+	for (size_t i = 0; i < n; i++) {
+		gtr_out_str(o, "{\"schema\":\"gtr.check.row.v1\",");
+		json_row(o, &r[i]);
+		gtr_out_str(o, "}\n");
+	}
+}
+
 void gtr_check_write_json(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
 			  gtr_out *o)
 {
@@ -745,57 +805,9 @@ void gtr_check_write_json(const gtr_check_result *r, size_t n, const gtr_check_r
 		       s.traces, s.ok, s.regressed, s.errors, s.fresh, s.unchanged, s.changed,
 		       s.not_checked);
 	for (size_t i = 0; i < n; i++) {
-		const gtr_check_result *x = &r[i];
-		gtr_out_str(o, "{\"name\":");
-		json_cstr(o, x->in->name);
-		gtr_out_str(o, ",\"path\":");
-		json_cstr(o, x->in->path);
-		gtr_out_printf(o, ",\"status\":\"%s\",\"seconds\":%.3f,\"error\":", status_word(x->status),
-			       x->seconds);
-		if (x->status == GTR_CHECK_ERROR) {
-			json_cstr(o, x->error);
-			gtr_out_str(o, "}");
-			gtr_out_str(o, i + 1 < n ? ",\n" : "\n");
-			continue;
-		}
-		gtr_out_str(o, "null,\"changed\":");
-		gtr_out_str(o, !x->base ? "null" : x->changed ? "true" : "false");
-		gtr_out_char(o, ',');
-		gtr_baseline_write_fields(o, x->fingerprint, x->bytes, &x->m);
-		gtr_out_str(o, ",\"baseline\":");
-		if (!x->base) {
-			gtr_out_str(o, "null");
-		} else {
-			gtr_out_str(o, "{\"fingerprint\":");
-			if (x->base->have_fingerprint)
-				gtr_out_printf(o, "\"%016llx\"", (unsigned long long)x->base->fingerprint);
-			else
-				gtr_out_str(o, "null");
-			gtr_out_str(o, ",\"metrics\":");
-			json_metrics(o, &x->base->m);
-			gtr_out_char(o, '}');
-		}
-		gtr_out_str(o, ",\"changes\":[");
-		for (size_t k = 0; k < x->nchanges; k++) {
-			const gtr_change *c = &x->changes[k];
-			gtr_out_printf(o, "%s{\"metric\":\"%s\",\"function\":", k ? "," : "",
-				       gtr_metric_name(c->metric));
-			if (c->func)
-				json_cstr(o, c->func);
-			else
-				gtr_out_str(o, "null");
-			gtr_out_printf(o, ",\"baseline\":%llu,\"current\":%llu,\"pct\":",
-				       (unsigned long long)c->base, (unsigned long long)c->cur);
-			if (c->base == 0 && c->cur != 0)
-				gtr_out_str(o, "null");
-			else
-				gtr_out_printf(o, "%.3f", c->pct);
-			gtr_out_printf(o, ",\"threshold_pct\":%g,\"change\":\"%s\"}", c->threshold,
-				       c->verdict == GTR_WORSE ? "worse" : c->verdict == GTR_BETTER ? "better"
-												  : "same");
-		}
-		gtr_out_str(o, "]}");
-		gtr_out_str(o, i + 1 < n ? ",\n" : "\n");
+		gtr_out_char(o, '{');
+		json_row(o, &r[i]);
+		gtr_out_str(o, i + 1 < n ? "},\n" : "}\n");
 	}
 	gtr_out_str(o, "],\n\"not_checked\":[");
 	for (size_t i = 0, j = 0, k = 0; opts->baseline && i < opts->baseline->n; i++) {

@@ -168,6 +168,12 @@ void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_r
 /* The report as JSON, schema gtr.check.v1. */
 void gtr_check_write_json(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
 			  gtr_out *o);
+/*
+ * The traces of the report as JSON Lines, for a warehouse: one object per
+ * trace, schema gtr.check.row.v1, holding "schema" and then the members
+ * of that trace's object in the gtr.check.v1 report.
+ */
+void gtr_check_write_jsonl(const gtr_check_result *r, size_t n, gtr_out *o);
 /* The report as JUnit XML: a test case per trace; regressions fail, unreadable traces error. */
 void gtr_check_write_junit(const gtr_check_result *r, size_t n, const gtr_check_report_opts *opts,
 			   gtr_out *o);
