@@ -75,6 +75,9 @@ tally checktest tests/checktest.sh "$gtr" "${corpus[@]}"
 # Every command on the engine, with the read on one thread and run ahead
 # on a second: the same bytes (the corpus, and Go's own test traces).
 tally enginetest tests/enginetest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
+tally shardtest tests/shardtest.sh "$gtr" "${corpus[@]}"
+# A real single-node Slurm cluster; skipped, with the reason, where it cannot run.
+tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()
