@@ -13,7 +13,8 @@
 # (XXH3-64 of the name mod N, computed here by xxhsum, xxHash's own
 # command), whatever the order the inputs are listed in; Slurm's and
 # Kubernetes' variables pick the shard; parts that do not belong together
-# are refused by name.
+# are refused by name. Last, the JSON Lines of `gtr stats --jsonl` hold
+# the content of `stats --json`, one row per line.
 set -uo pipefail
 gtr=$1
 shift
@@ -222,6 +223,24 @@ expect "shard 1/2 of one trace" 0 "$gtr" check --shard 1/2 --part "$tmp/s1.json"
 if command -v jq >/dev/null; then
 	[ "$(jq -s 'map(.traces | length) | sort' -c "$tmp/s0.json" "$tmp/s1.json")" = "[0,1]" ] &&
 		ok "an empty share still writes its part" || bad "shares of one trace: $(jq -s -c 'map(.traces | length)' "$tmp/s0.json" "$tmp/s1.json")"
+fi
+
+# The rows for a warehouse: stats --jsonl holds what stats --json holds,
+# one object per line, each naming its schema and its trace.
+if command -v jq >/dev/null; then
+	for f in "$corpus"/churn-go1.15.trace "$corpus"/gcpressure-go1.26.trace "$coarse"; do
+		[ -e "$f" ] || continue
+		"$gtr" stats --jsonl "$f" >"$tmp/rows.jsonl" 2>"$tmp/err" && "$gtr" stats --json "$f" >"$tmp/stats.json" 2>>"$tmp/err" ||
+			{ bad "stats --jsonl/--json $(basename "$f"): $(head -c 200 "$tmp/err")"; continue; }
+		a=$(jq -S -c -s 'map(del(.schema, .file, .version, .format, .runtime, .scope) | with_entries(select(.value != null)))' "$tmp/rows.jsonl")
+		b=$(jq -S -c '[({goroutines: .goroutines_total} + .total)] + .functions + .goroutines | map(with_entries(select(.value != null)))' "$tmp/stats.json")
+		c=$(jq -s -c --arg f "$f" 'map([.schema, .file, .scope]) | unique_by(.[2]) | map(.[0] == "gtr.stats.row.v1" and .[1] == $f) | all' "$tmp/rows.jsonl")
+		if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = true ]; then
+			ok "stats --jsonl $(basename "$f"): $(grep -c . "$tmp/rows.jsonl") rows, the content of stats --json"
+		else
+			bad "stats --jsonl $(basename "$f") differs from stats --json"
+		fi
+	done
 fi
 
 echo "shardtest: $pass passed, $fail failed"

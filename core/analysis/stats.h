@@ -244,12 +244,12 @@ int gtr_stats_row_order(gtr_stats_key k, uint64_t ka, gtr_str fa, int64_t ida, u
 int gtr_stats_key_parse(const char *name);
 const char *gtr_stats_key_name(gtr_stats_key k);
 
-enum { GTR_STATS_TEXT = 0, GTR_STATS_JSON, GTR_STATS_CSV };
+enum { GTR_STATS_TEXT = 0, GTR_STATS_JSON, GTR_STATS_CSV, GTR_STATS_JSONL };
 enum { GTR_STATS_BY_BOTH = 0, GTR_STATS_BY_FUNC, GTR_STATS_BY_G };
 
 typedef struct gtr_stats_report_opts {
 	const char *file;   /* shown in the header */
-	int format;         /* GTR_STATS_TEXT, _JSON or _CSV */
+	int format;         /* GTR_STATS_TEXT, _JSON, _CSV or _JSONL */
 	int by;             /* which tables: GTR_STATS_BY_* */
 	gtr_stats_key sort; /* larger first; ids and names ascending */
 	size_t top;         /* rows per table; 0 for all */

@@ -195,9 +195,11 @@ static const char usage_stats[] =
 	"                   syscall, assist, slices, p50, p99, max, goroutines;\n"
 	"                   id and name sort ascending\n"
 	"  --top N          at most N rows per table (default 20 in text, all in\n"
-	"                   --json and --csv)\n"
+	"                   --json, --jsonl and --csv)\n"
 	"  --by WHAT        function, goroutine or both (default both)\n"
 	"  --json           the same content as JSON (schema gtr.stats.v1, README.md)\n"
+	"  --jsonl          the rows as JSON Lines, one object per line: the total,\n"
+	"                   then function and goroutine rows (gtr.stats.row.v1)\n"
 	"  --csv            one CSV table: a total row, then function and goroutine rows\n"
 	"  --io=MODE        how to read FILE: mmap, uring or read (default: mmap for\n"
 	"                   files, uring for pipes, read if io_uring is refused)\n"
@@ -240,6 +242,8 @@ static const char usage_diff[] =
 
 static const char usage_check[] =
 	"usage: gtr check --baseline BASE.json [flags] DIR|FILE...\n"
+	"       gtr check --shard K/N --part PART.json [-n N] [--lenient] DIR|FILE...\n"
+	"       gtr check --merge --baseline BASE.json [report flags] PART.json...\n"
 	"\n"
 	"Checks many traces at once against a baseline, several files in parallel.\n"
 	"For each trace it records a fingerprint of its content (XXH3 64-bit), its\n"
@@ -265,12 +269,27 @@ static const char usage_check[] =
 	"  --pattern GLOB        files taken from a DIR (default *.trace)\n"
 	"  --report-json FILE    write the report as JSON (gtr.check.v1; - for stdout)\n"
 	"  --junit FILE          write a JUnit XML report (- for stdout)\n"
+	"  --jsonl FILE          write one JSON object per trace, one per line\n"
+	"                        (gtr.check.row.v1; - for stdout)\n"
 	"  -n N                  top slices recorded per trace (default 10)\n"
 	"  -q, --quiet           list only regressions and errors, then the summary\n"
 	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
 	"                        mmap)\n"
 	"  --lenient             read what can be read of damaged traces; what was\n"
 	"                        skipped is a warning on stderr (see gtr dump --help)\n"
+	"\n"
+	"\n"
+	"sharded, over many processes or machines (README.md, \"Sharded checks\"):\n"
+	"  --shard K/N           measure only shard K of N (0 <= K < N): the traces\n"
+	"                        whose name's XXH3-64 mod N is K; no baseline, no\n"
+	"                        verdict. --shard env takes K and N from Slurm\n"
+	"                        (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT); env/N\n"
+	"                        takes K from JOB_COMPLETION_INDEX (Kubernetes)\n"
+	"  --part FILE           where a shard writes its measurements\n"
+	"                        (gtr.check.part.v1); exit 0 once written\n"
+	"  --merge               the arguments are the parts of every shard: judge\n"
+	"                        and report them as one run over all the traces;\n"
+	"                        a missing or repeated shard is an error (exit 1)\n"
 	"\n"
 	"Progress is shown on stderr when it is a terminal.\n"
 	"\n"
@@ -772,10 +791,12 @@ static int run_stats(args *a)
 			}
 			continue;
 		}
-		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0) {
-			int f = arg[2] == 'j' ? GTR_STATS_JSON : GTR_STATS_CSV;
+		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0 || strcmp(arg, "--jsonl") == 0) {
+			int f = strcmp(arg, "--jsonl") == 0 ? GTR_STATS_JSONL
+				: arg[2] == 'j'             ? GTR_STATS_JSON
+							    : GTR_STATS_CSV;
 			if (opts.format && opts.format != f) {
-				say("stats: --json and --csv do not go together%s%s", "", "");
+				say("stats: one of --json, --jsonl and --csv, please%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			opts.format = f;
