@@ -25,8 +25,8 @@ tally() { # runs a suite, adds its "N passed, N failed" line to the totals
 	local line
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
 	if [ -n "$line" ]; then
-		pass=$((pass + $(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')))
-		fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+		pass=$((pass + $(echo "$line" | sed -E 's/^(.* )?([0-9]+) passed.*/\2/')))
+		fail=$((fail + $(echo "$line" | sed -E 's/^(.* )?([0-9]+) failed.*/\2/')))
 	fi
 	# A suite that failed without saying how many counts as one failure.
 	if [ "$st" -ne 0 ] && ! grep -qE '[1-9][0-9]* failed' <<<"$line"; then
