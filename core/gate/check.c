@@ -4,6 +4,7 @@
 #include "io/meter.h"
 #include "core/base/json.h"
 #include "core/report/report.h"
+#include "io/name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,180 +17,8 @@
 #include <sys/stat.h>
 #include <xxhash.h>
 
-/* Directory levels followed below a DIR argument (symbolic links can loop). */
-#define MAX_DEPTH 32
 /* Bytes hashed per call: big enough to stream, small enough to stay in cache. */
 #define HASH_CHUNK (1u << 20)
-
-/* --- inputs --- */
-
-typedef struct ivec {
-	gtr_check_input *v;
-	size_t n, cap;
-} ivec;
-
-static int ivec_add(ivec *iv, const char *name, const char *path)
-{
-	if (iv->n == iv->cap) {
-		size_t ncap = iv->cap ? iv->cap * 2 : 64;
-		gtr_check_input *nv = realloc(iv->v, ncap * sizeof *nv);
-		if (!nv)
-			return -1;
-		iv->v = nv;
-		iv->cap = ncap;
-	}
-	gtr_check_input *in = &iv->v[iv->n];
-	in->name = strdup(name);
-	in->path = strdup(path);
-	if (!in->name || !in->path) {
-		free(in->name);
-		free(in->path);
-		return -1;
-	}
-	iv->n++;
-	return 0;
-}
-
-void gtr_check_inputs_free(gtr_check_input *in, size_t n)
-{
-	for (size_t i = 0; in && i < n; i++) {
-		free(in[i].name);
-		free(in[i].path);
-	}
-	free(in);
-}
-
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *join(const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-	int slash = na && a[na - 1] != '/';
-	char *p = malloc(na + slash + nb + 1);
-	if (p) {
-		memcpy(p, a, na);
-		if (slash)
-			p[na] = '/';
-		memcpy(p + na + slash, b, nb + 1);
-	}
-	return p;
-}
-
-/* Adds the matching files below dir; rel is dir's name relative to the argument. */
-static int walk(ivec *iv, const char *dir, const char *rel, const char *pattern, int depth,
-		char *why, size_t cap)
-{
-	DIR *d = opendir(dir);
-	if (!d) {
-		snprintf(why, cap, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	char **names = NULL;
-	size_t n = 0, ncap = 0;
-	int rc = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (n == ncap) {
-			size_t c = ncap ? ncap * 2 : 64;
-			char **nn = realloc(names, c * sizeof *nn);
-			if (!nn) {
-				rc = -1;
-				break;
-			}
-			names = nn;
-			ncap = c;
-		}
-		if (!(names[n] = strdup(de->d_name))) {
-			rc = -1;
-			break;
-		}
-		n++;
-	}
-	closedir(d);
-	if (rc < 0)
-		snprintf(why, cap, "out of memory");
-	if (n > 1)
-		qsort(names, n, sizeof *names, cmp_cstr);
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		char *path = join(dir, names[i]);
-		char *name = rel[0] ? join(rel, names[i]) : strdup(names[i]);
-		struct stat st;
-		if (!path || !name) {
-			snprintf(why, cap, "out of memory");
-			rc = -1;
-		} else if (stat(path, &st) < 0) {
-			/* A dangling link: not a trace, and nothing to report it against. */
-		} else if (S_ISDIR(st.st_mode)) {
-			if (depth < MAX_DEPTH)
-				rc = walk(iv, path, name, pattern, depth + 1, why, cap);
-		} else if (fnmatch(pattern, names[i], 0) == 0 && ivec_add(iv, name, path) < 0) {
-			snprintf(why, cap, "out of memory");
-			rc = -1;
-		}
-		free(path);
-		free(name);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return rc;
-}
-
-static int cmp_input(const void *a, const void *b)
-{
-	const gtr_check_input *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
-int gtr_check_collect(char *const *args, size_t nargs, const char *pattern,
-		      gtr_check_input **out, size_t *n, char *why, size_t cap)
-{
-	ivec iv = {0};
-	*out = NULL;
-	*n = 0;
-	for (size_t i = 0; i < nargs; i++) {
-		struct stat st;
-		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			size_t before = iv.n;
-			if (walk(&iv, args[i], "", pattern, 0, why, cap) < 0)
-				goto fail;
-			if (iv.n == before) {
-				snprintf(why, cap, "%s: no file matches %s", args[i], pattern);
-				goto fail;
-			}
-			continue;
-		}
-		/* A file, or a path that cannot be read: its error belongs to the trace. */
-		const char *base = strrchr(args[i], '/');
-		base = base && base[1] ? base + 1 : args[i];
-		if (ivec_add(&iv, base, args[i]) < 0) {
-			snprintf(why, cap, "out of memory");
-			goto fail;
-		}
-	}
-	if (iv.n == 0) {
-		snprintf(why, cap, "no traces given");
-		goto fail;
-	}
-	qsort(iv.v, iv.n, sizeof *iv.v, cmp_input);
-	for (size_t i = 1; i < iv.n; i++)
-		if (strcmp(iv.v[i].name, iv.v[i - 1].name) == 0) {
-			snprintf(why, cap, "%s and %s have the same name, %s: traces are matched by name",
-				 iv.v[i - 1].path, iv.v[i].path, iv.v[i].name);
-			goto fail;
-		}
-	*out = iv.v;
-	*n = iv.n;
-	return 0;
-fail:
-	gtr_check_inputs_free(iv.v, iv.n);
-	return -1;
-}
 
 /* --- baselines --- */
 
@@ -260,6 +89,7 @@ int gtr_baseline_entry_read(const gtr_json *t, gtr_baseline_entry *e)
 		return 0; /* nothing to compare against: an error in a report, say */
 	if (!(e->name = strdup(name)))
 		return GTR_E_NOMEM;
+	gtr_name_unescape(e->name); /* written with io/name.h's escape */
 	const char *fp = gtr_json_string(gtr_json_get(t, "fingerprint"));
 	e->have_fingerprint = fp && parse_hex64(fp, &e->fingerprint);
 	gtr_json_uint(gtr_json_get(t, "bytes"), &e->bytes);
@@ -288,6 +118,7 @@ int gtr_baseline_entry_read(const gtr_json *t, gtr_baseline_entry *e)
 				continue;
 			if (!(ts->func = strdup(fn)))
 				return GTR_E_NOMEM;
+			gtr_name_unescape(ts->func);
 			ts->g = gtr_json_uint(gtr_json_get(s, "g"), &g) ? (int64_t)g : -1;
 			e->m.ntop++;
 		}
@@ -308,6 +139,7 @@ int gtr_baseline_entry_read(const gtr_json *t, gtr_baseline_entry *e)
 			gtr_json_uint(gtr_json_get(f, "slices"), &fm->slices);
 			if (!(fm->func = strdup(fn)))
 				return GTR_E_NOMEM;
+			gtr_name_unescape(fm->func);
 			e->m.nfuncs++;
 		}
 		/* Sorted for lookups; a name given twice keeps one entry. */
@@ -396,27 +228,60 @@ static uint64_t fingerprint(const uint8_t *data, size_t size, int *ok)
 	return h;
 }
 
+/* A stream given as a trace is refused on its first bytes if they are no trace header. */
+static int head_is_trace(void *ctx, const uint8_t *p, size_t n)
+{
+	int version;
+	gtr_family family;
+	if (gtr_detect(p, n, &version, &family, ctx) == GTR_E_NOTTRACE)
+		return -EILSEQ;
+	return 0;
+}
+
 static void check_one(pool *p, size_t i)
 {
 	const gtr_check_opts *opts = p->opts;
 	gtr_check_result *r = &p->res[i];
 	r->in = &p->in[i];
 	double t0 = gtr_seconds();
+	if (r->in->error) {
+		/* What the walk could not take: an error of this entry alone. */
+		snprintf(r->error, sizeof r->error, "%s", r->in->error);
+		r->status = GTR_CHECK_ERROR;
+		return;
+	}
 	gtr_map map;
-	int rc = gtr_map_open(&map, r->in->path, opts->io);
+	gtr_error err;
+	gtr_error_clear(&err);
+	gtr_map_opts mo = {.mode = opts->io, .max_input = opts->max_input, .check_head = head_is_trace,
+			   .ctx = &err, .head = 16};
+	int rc = gtr_map_open_opts(&map, r->in->path, &mo);
 	if (rc < 0) {
 		char buf[200];
-		snprintf(r->error, sizeof r->error, "cannot read it: %s", strerror_r(-rc, buf, sizeof buf));
+		if (rc == -EILSEQ)
+			snprintf(r->error, sizeof r->error, "at byte %llu: %s", (unsigned long long)err.off,
+				 err.msg);
+		else if (rc == -EFBIG)
+			snprintf(r->error, sizeof r->error,
+				 "a stream of more than %llu bytes (--max-input): save it to a file",
+				 (unsigned long long)(opts->max_input ? opts->max_input : GTR_MAP_MAX_INPUT));
+		else
+			snprintf(r->error, sizeof r->error, "cannot read it: %s", strerror_r(-rc, buf, sizeof buf));
 		r->status = GTR_CHECK_ERROR;
 		r->seconds = gtr_seconds() - t0;
 		return;
 	}
-	int ok;
-	r->bytes = map.size;
-	r->fingerprint = fingerprint(map.data, map.size, &ok);
+	int ok = 1, version;
+	gtr_family family;
 	gtr_trace *t = NULL;
-	gtr_error err;
+	r->bytes = map.size;
+	/* The header first: a big file that is no trace is not hashed whole. */
+	rc = gtr_detect(map.data, map.size, &version, &family, &err);
+	if (rc == GTR_E_NOTTRACE || rc == GTR_E_GZIP)
+		goto done;
+	rc = 0;
 	gtr_error_clear(&err);
+	r->fingerprint = fingerprint(map.data, map.size, &ok);
 	if (!ok)
 		rc = gtr_error_set(&err, GTR_E_NOMEM, 0, "out of memory");
 	if (rc == 0)
@@ -431,11 +296,26 @@ static void check_one(pool *p, size_t i)
 		if (gtr_loss_any(&loss))
 			gtr_loss_summary(&loss, map.size, r->warning, sizeof r->warning);
 	}
+done:;
+	uint64_t now, at;
+	if (gtr_map_shrank(&map, &now, &at)) {
+		/* Whatever was decoded past `at` was zeros, not the trace. */
+		char *into = opts->open_flags & GTR_OPEN_LENIENT && rc == 0 ? r->warning : r->error;
+		snprintf(into, sizeof r->error,
+			 "the file shrank while it was read: now %llu bytes, was %llu%s",
+			 (unsigned long long)now, (unsigned long long)map.size,
+			 into == r->warning ? "; what came before was reported" : "");
+		if (into == r->error) {
+			gtr_metrics_free(&r->m);
+			rc = -1;
+		}
+	} else if (rc < 0) {
+		snprintf(r->error, sizeof r->error, "at byte %llu: %s", (unsigned long long)err.off,
+			 err.msg[0] ? err.msg : gtr_strerror(err.code));
+	}
 	gtr_trace_free(t);
 	gtr_map_close(&map);
 	if (rc < 0) {
-		snprintf(r->error, sizeof r->error, "at byte %llu: %s", (unsigned long long)err.off,
-			 err.msg[0] ? err.msg : gtr_strerror(err.code));
 		r->status = GTR_CHECK_ERROR;
 		r->seconds = gtr_seconds() - t0;
 		return;
@@ -614,9 +494,11 @@ void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_r
 			  gtr_out *o)
 {
 	size_t w = 0;
-	for (size_t i = 0; i < n; i++)
-		if (strlen(r[i].in->name) > w)
-			w = strlen(r[i].in->name);
+	for (size_t i = 0; i < n; i++) {
+		size_t len = gtr_name_escape(r[i].in->name, strlen(r[i].in->name), NULL, 0);
+		if (len > w)
+			w = len;
+	}
 	if (w > 60)
 		w = 60;
 	size_t vw = 0;
@@ -626,8 +508,9 @@ void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_r
 		if (strlen(ver) > vw)
 			vw = strlen(ver);
 	}
-	gtr_out_printf(o, "gtr check: %zu trace%s against %s, %u thread%s\n", n, n == 1 ? "" : "s",
-		       opts->baseline_path, opts->jobs, opts->jobs == 1 ? "" : "s");
+	gtr_out_printf(o, "gtr check: %zu trace%s against ", n, n == 1 ? "" : "s");
+	gtr_out_name(o, opts->baseline_path, strlen(opts->baseline_path));
+	gtr_out_printf(o, ", %u thread%s\n", opts->jobs, opts->jobs == 1 ? "" : "s");
 	for (size_t i = 0; i < n; i++) {
 		const gtr_check_result *x = &r[i];
 		if (opts->quiet && (x->status == GTR_CHECK_OK || x->status == GTR_CHECK_NEW))
@@ -635,8 +518,9 @@ void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_r
 		const char *word = x->status == GTR_CHECK_REGRESSED ? "REGRESSED"
 				   : x->status == GTR_CHECK_ERROR   ? "ERROR"
 								    : status_word(x->status);
-		gtr_out_printf(o, "%-9s  %s", word, x->in->name);
-		size_t len = strlen(x->in->name);
+		gtr_out_printf(o, "%-9s  ", word);
+		gtr_out_name(o, x->in->name, strlen(x->in->name));
+		size_t len = gtr_name_escape(x->in->name, strlen(x->in->name), NULL, 0);
 		for (size_t k = len; k < w; k++)
 			gtr_out_char(o, ' ');
 		char ver[64];
@@ -665,8 +549,11 @@ void gtr_check_write_text(const gtr_check_result *r, size_t n, const gtr_check_r
 	if (s.not_checked)
 		gtr_out_printf(o, "; %zu in the baseline not checked", s.not_checked);
 	gtr_out_char(o, '\n');
-	if (opts->updated)
-		gtr_out_printf(o, "baseline %s updated\n", opts->baseline_path);
+	if (opts->updated) {
+		gtr_out_str(o, "baseline ");
+		gtr_out_name(o, opts->baseline_path, strlen(opts->baseline_path));
+		gtr_out_str(o, " updated\n");
+	}
 }
 
 static void json_cstr(gtr_out *o, const char *s)
@@ -847,9 +734,15 @@ static void xml_escape(gtr_out *o, const char *s, size_t n, int attr)
 	}
 }
 
+static void xml_piece(void *ctx, const char *p, size_t n)
+{
+	xml_escape(ctx, p, n, 1);
+}
+
+/* A name or message: io/name.h's escape (XML 1.0 cannot hold most control characters), then markup. */
 static void xml_cstr(gtr_out *o, const char *s)
 {
-	xml_escape(o, s, strlen(s), 1);
+	gtr_name_pieces(s, strlen(s), xml_piece, o);
 }
 
 /*

@@ -20,29 +20,14 @@
 #include <stdint.h>
 
 #include "core/analysis/diff.h"
+#include "core/gate/inputs.h"
 #include "core/base/json.h"
 #include "io/map.h"
 #include "io/out.h"
 #include "io/progress.h"
 #include "simd/isa.h"
 
-/* A trace to check: the name it is matched by, and where it is. */
-typedef struct gtr_check_input {
-	char *name;
-	char *path;
-} gtr_check_input;
-
-/*
- * Expands the arguments into inputs sorted by name: a directory gives
- * every file below it whose name matches `pattern` (fnmatch; hidden
- * entries skipped), named by its path relative to the directory; a file
- * is taken whatever its name, named by its base name. Returns 0, or -1
- * with a reason in why (a directory that cannot be read, two inputs with
- * one name, nothing found). Free with gtr_check_inputs_free.
- */
-int gtr_check_collect(char *const *args, size_t nargs, const char *pattern,
-		      gtr_check_input **out, size_t *n, char *why, size_t cap);
-void gtr_check_inputs_free(gtr_check_input *in, size_t n);
+/* The inputs (gtr_check_input) and the walk below directories: core/gate/inputs.h. */
 
 typedef struct gtr_baseline_entry {
 	char *name;
@@ -112,6 +97,7 @@ typedef struct gtr_check_opts {
 	gtr_io_mode io;
 	gtr_progress *progress;        /* NULL: none */
 	unsigned open_flags;           /* GTR_OPEN_* for every trace (0: strict) */
+	uint64_t max_input;            /* a stream given as a trace: its limit (0: GTR_MAP_MAX_INPUT) */
 } gtr_check_opts;
 
 /*

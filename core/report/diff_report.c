@@ -1,5 +1,6 @@
 /* core/report/diff_report.c: `gtr diff` in words, tables and JSON. */
 #include "core/report/diff_report.h"
+#include "io/name.h"
 #include "core/report/report.h"
 
 #include <math.h>
@@ -380,7 +381,11 @@ static int text_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_
 		     const gtr_change *ch, size_t nch, const frow *fr, size_t nfr, gtr_verdict v,
 		     gtr_out *o)
 {
-	gtr_out_printf(o, "gtr diff: A %s\n          B %s\n\n", opts->file_a, opts->file_b);
+	gtr_out_str(o, "gtr diff: A ");
+	gtr_out_name(o, opts->file_a, strlen(opts->file_a));
+	gtr_out_str(o, "\n          B ");
+	gtr_out_name(o, opts->file_b, strlen(opts->file_b));
+	gtr_out_str(o, "\n\n");
 	table t = {.cols = 6, .right = 0x1e};
 	char (*r)[TCELL];
 	if (!(r = table_row(&t)))

@@ -1,6 +1,7 @@
 /* core/report/greedy_report.c: `gtr greedy` as text and as JSON. */
 #include "core/report/report.h"
 #include "core/base/sort.h"
+#include "io/name.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,23 +9,23 @@
 
 #define MAX_FRAMES 128
 
+/* JSON quoting of a piece of a name already escaped by io/name.h (no control characters left). */
+static void json_piece(void *ctx, const char *p, size_t n)
+{
+	gtr_out *o = ctx;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"' || p[i] == '\\')
+			gtr_out_char(o, '\\');
+		gtr_out_char(o, p[i]);
+	}
+}
+
 void gtr_out_json_str(gtr_out *o, gtr_str s)
 {
-	static const char hex[] = "0123456789abcdef";
+	/* Names that are not UTF-8 text (file names, strings of a damaged
+	 * trace) would make the JSON invalid: io/name.h's escape first. */
 	gtr_out_char(o, '"');
-	for (size_t i = 0; i < s.n; i++) {
-		unsigned char c = (unsigned char)s.p[i];
-		if (c == '"' || c == '\\') {
-			gtr_out_char(o, '\\');
-			gtr_out_char(o, (char)c);
-		} else if (c < 0x20 || c == 0x7f) {
-			char esc[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
-			gtr_out_write(o, esc, 6);
-		} else {
-			/* Bytes >= 0x80 pass through: Go writes UTF-8 names. */
-			gtr_out_char(o, (char)c);
-		}
-	}
+	gtr_name_pieces(s.p, s.n, json_piece, o);
 	gtr_out_char(o, '"');
 }
 
@@ -258,7 +259,9 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 	char fnbuf[32];
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	size_t depth = opts->stack_depth;
-	gtr_out_printf(o, "%sgtr greedy: %s%s\n", c->bold, opts->file, c->off);
+	gtr_out_printf(o, "%sgtr greedy: ", c->bold);
+	gtr_out_name(o, opts->file, strlen(opts->file));
+	gtr_out_printf(o, "%s\n", c->off);
 	gtr_out_printf(o, "  trace       go 1.%d (%s format), ", info->version,
 		       info->family == GTR_FAMILY_V1 ? "v1" : "v2");
 	gtr_out_dur(o, g->last_ts - g->first_ts);

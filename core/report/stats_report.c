@@ -1,6 +1,7 @@
 /* core/report/stats_report.c: `gtr stats` as text tables, JSON and CSV. */
 #include "core/analysis/stats.h"
 #include "core/report/report.h"
+#include "io/name.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +218,9 @@ static int text_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 		       gtr_out *o)
 {
 	const gtr_trace_info *info = gtr_trace_get_info(t);
-	gtr_out_printf(o, "gtr stats: %s\n", opts->file);
+	gtr_out_str(o, "gtr stats: ");
+	gtr_out_name(o, opts->file, strlen(opts->file));
+	gtr_out_char(o, '\n');
 	gtr_out_printf(o, "  trace       go 1.%d (%s format), ", info->version,
 		       info->family == GTR_FAMILY_V1 ? "v1" : "v2");
 	gtr_out_dur(o, s->last_ts - s->first_ts);
