@@ -20,6 +20,7 @@
 #include "core/gate/shard.h"
 #include "core/report/html_report.h"
 #include "core/analysis/timeline.h"
+#include "core/report/views_report.h"
 #include "io/map.h"
 #include "io/meter.h"
 #include "io/out.h"
@@ -46,6 +47,13 @@ static const char usage_main[] =
 	"                   many traces at once against a baseline, for CI\n"
 	"  report FILE [B]  a self-contained HTML page: timeline per P and M, slice\n"
 	"                   histogram, slices, pauses, functions; with B, the diff\n"
+	"  tasks FILE       user tasks (runtime/trace.NewTask): per type count and\n"
+	"                   duration percentiles, the longest, their logs\n"
+	"  regions FILE     user regions (trace.WithRegion, StartRegion): the same\n"
+	"  mmu FILE         minimum mutator utilization: how much of the program's\n"
+	"                   time GC took at each time scale (go tool trace's MMU)\n"
+	"  goroutine GOID FILE\n"
+	"                   one goroutine's life: states, transitions, slices, waits\n"
 	"\n"
 	"Run 'gtr COMMAND --help' for a command's flags.\n"
 	"\n"
@@ -208,6 +216,84 @@ static const char usage_stats[] =
 	"                   cannot be ordered), read a newer Go's trace as the newest\n"
 	"                   known version, and report the rest with warnings (exit 0)\n"
 	"  -v, --verbose    say on stderr how FILE was read and which kernels run\n";
+
+static const char usage_tasks[] =
+	"usage: gtr tasks [flags] FILE\n"
+	"\n"
+	"User tasks (runtime/trace.NewTask, go 1.11 traces and later), as go tool\n"
+	"trace's task pages count them: per task type the count, how many are\n"
+	"complete (their begin and end are both in the trace), and the durations\n"
+	"of the complete ones (total, p50, p90, p99, max; exact nearest-rank);\n"
+	"then the longest complete tasks, each with the goroutine that began it,\n"
+	"start and end, its stack and its first logs (trace.Log).\n"
+	"\n"
+	"flags:\n"
+	"  -n, --top N      the N longest tasks (default 10)\n"
+	"  --type NAME      only tasks of this type in the longest\n"
+	"  --task ID        one task: its times, stack, subtasks, every region in\n"
+	"                   it and every log\n"
+	"  --logs N         logs shown per listed task (default 5; --json: all)\n"
+	"  --depth N        frames per stack (default 8; 0 for all)\n"
+	"  --json           the same content as JSON (schema gtr.tasks.v1, README.md)\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read\n"
+	"  --lenient        skip what cannot be decoded and warn (exit 0)\n";
+
+static const char usage_regions[] =
+	"usage: gtr regions [flags] FILE\n"
+	"\n"
+	"User regions (runtime/trace.WithRegion and StartRegion, go 1.11 traces\n"
+	"and later), as go tool trace's region pages count them: per region type\n"
+	"the count, how many are complete (begun in the trace and ended, by their\n"
+	"end or by their goroutine's exit), and the durations of the complete\n"
+	"ones (total, p50, p90, p99, max; exact nearest-rank); then the longest\n"
+	"complete regions with goroutine, task, nesting, start, end and stack.\n"
+	"\n"
+	"flags:\n"
+	"  -n, --top N      the N longest regions (default 10)\n"
+	"  --type NAME      only regions of this type in the longest\n"
+	"  --depth N        frames per stack (default 8; 0 for all)\n"
+	"  --json           the same content as JSON (schema gtr.regions.v1, README.md)\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read\n"
+	"  --lenient        skip what cannot be decoded and warn (exit 0)\n";
+
+static const char usage_mmu[] =
+	"usage: gtr mmu [flags] FILE\n"
+	"\n"
+	"Minimum mutator utilization, go tool trace's MMU: for each window width,\n"
+	"the least share of the processors the program had for itself over any\n"
+	"window of that width, and where that window starts. Widths 1 us, 2 us,\n"
+	"5 us, 10 us ... up to the trace's length, and the length itself.\n"
+	"\n"
+	"flags:\n"
+	"  --include LIST   what takes time from the program, comma-separated:\n"
+	"                   stw (stop-the-world), background (GC mark workers),\n"
+	"                   assist (mark assists), sweep (default\n"
+	"                   stw,background,assist, as go tool trace)\n"
+	"  --per-p          one utilization per P, a P doing GC work having none\n"
+	"                   (go tool trace's per-goroutine view); default: the\n"
+	"                   system's, the share of the Ps left to the program\n"
+	"  --window D       this width (1500, 20us, 1.5ms, 2s) instead of the\n"
+	"                   default ones; may be repeated\n"
+	"  --json           the same content as JSON (schema gtr.mmu.v1, README.md)\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read\n"
+	"  --lenient        skip what cannot be decoded and warn (exit 0)\n";
+
+static const char usage_goroutine[] =
+	"usage: gtr goroutine [flags] GOID FILE\n"
+	"\n"
+	"One goroutine's life: who created it, when and where; the time it spent\n"
+	"in each state (Runnable, Running, Waiting, Syscall; as gtr stats and go\n"
+	"tool trace count them); its on-processor slices, the longest first; where\n"
+	"it waited, grouped by reason and stack, by total time; and every state\n"
+	"transition, the first N listed and all of them counted by kind.\n"
+	"\n"
+	"flags:\n"
+	"  -n, --top N      the N longest slices (default 10)\n"
+	"  --transitions N  transitions listed (default 50; 0 for none)\n"
+	"  --depth N        frames per stack (default 8; 0 for all)\n"
+	"  --json           the same content as JSON (schema gtr.goroutine.v1, README.md)\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read\n"
+	"  --lenient        skip what cannot be decoded and warn (exit 0)\n";
 
 static const char usage_diff[] =
 	"usage: gtr diff [flags] A B\n"
@@ -587,6 +673,12 @@ static int check_thresholds(const gtr_greedy *g, int have_fail, uint64_t fail_ov
 
 enum { CMD_FOOTPRINT, CMD_DUMP, CMD_GREEDY };
 
+static int cmp_u64_ids(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int parse_count(const char *val, size_t *out)
 {
 	char *end;
@@ -877,6 +969,265 @@ static int run_stats(args *a)
 	st = finish(path, rc, &err, &o);
 	st = loss_status(path, op.trace, lenient, st);
 	gtr_stats_free(s);
+	close_trace(&op);
+	return st;
+}
+
+enum { VIEW_TASKS, VIEW_REGIONS, VIEW_MMU, VIEW_GOROUTINE };
+
+/* Parses a count that may be 0 ("--transitions 0"). */
+static int parse_count0(const char *val, size_t *out)
+{
+	if (strcmp(val, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	return parse_count(val, out);
+}
+
+/* --include stw,background,assist,sweep. Returns the GTR_MMU_ bits or -1. */
+static int parse_include(const char *val)
+{
+	int f = 0;
+	const char *p = val;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		if (n == 3 && strncmp(p, "stw", 3) == 0)
+			f |= GTR_MMU_STW;
+		else if (n == 10 && strncmp(p, "background", 10) == 0)
+			f |= GTR_MMU_BACKGROUND;
+		else if (n == 6 && strncmp(p, "assist", 6) == 0)
+			f |= GTR_MMU_ASSIST;
+		else if (n == 5 && strncmp(p, "sweep", 5) == 0)
+			f |= GTR_MMU_SWEEP;
+		else
+			return -1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return f ? f : -1;
+}
+
+static int parse_goid(const char *val, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	if (*val == 'G' || *val == 'g')
+		val++;
+	long long v = strtoll(val, &end, 10);
+	if (*val == 0 || *end || errno || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int run_views(args *a, int which)
+{
+	static const char *const usages[] = {usage_tasks, usage_regions, usage_mmu, usage_goroutine};
+	const char *usage = usages[which];
+	gtr_views_opts vo = {.stack_depth = 8, .logs = 5, .task = -1};
+	size_t top = 10, max_trans = 50;
+	int lenient = 0, have_goid = 0;
+	int64_t goid = -1;
+	const char *type = NULL, *path = NULL;
+	unsigned mmu_flags = GTR_MMU_DEFAULT;
+	uint64_t windows[GTR_MMU_MAX_WINDOWS];
+	size_t nwindows = 0;
+	gtr_io_mode io = GTR_IO_AUTO;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if (strcmp(arg, "--json") == 0) {
+			vo.json = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((m = flag_value(a, "--depth", &val)) != 0) {
+			if (m < 0 || parse_count0(val, &vo.stack_depth) < 0) {
+				say("%s: --depth takes a count (0 for every frame)%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (which != VIEW_MMU &&
+		    ((m = flag_value(a, "--top", &val)) != 0 || (m = flag_value(a, "-n", &val)) != 0)) {
+			if (m < 0 || parse_count(val, &top) < 0) {
+				say("%s: --top takes a positive count%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((which == VIEW_TASKS || which == VIEW_REGIONS) && (m = flag_value(a, "--type", &val)) != 0) {
+			if (m < 0) {
+				say("%s: --type takes a type name%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			type = val;
+			continue;
+		}
+		if (which == VIEW_TASKS && (m = flag_value(a, "--task", &val)) != 0) {
+			char *end;
+			errno = 0;
+			unsigned long long id = m > 0 ? strtoull(val, &end, 10) : 0;
+			if (m < 0 || *val == 0 || *val == '-' || *end || errno || id > INT64_MAX) {
+				say("%s: --task takes a task id%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			vo.task = (int64_t)id;
+			continue;
+		}
+		if (which == VIEW_TASKS && (m = flag_value(a, "--logs", &val)) != 0) {
+			if (m < 0 || parse_count0(val, &vo.logs) < 0) {
+				say("%s: --logs takes a count%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (which == VIEW_MMU && (m = flag_value(a, "--include", &val)) != 0) {
+			int f = m > 0 ? parse_include(val) : -1;
+			if (f < 0) {
+				say("mmu: --include takes a comma-separated list of stw, background, assist, "
+				    "sweep%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			mmu_flags = (mmu_flags & GTR_MMU_PER_P) | (unsigned)f;
+			continue;
+		}
+		if (which == VIEW_MMU && strcmp(arg, "--per-p") == 0) {
+			mmu_flags |= GTR_MMU_PER_P;
+			continue;
+		}
+		if (which == VIEW_MMU && (m = flag_value(a, "--window", &val)) != 0) {
+			uint64_t w;
+			if (m < 0 || parse_duration(val, &w) < 0 || w == 0) {
+				say("mmu: --window takes a duration such as 500us, 10ms, 1s (got %s)%s",
+				    m < 0 ? "nothing" : val, "");
+				return EXIT_USAGE;
+			}
+			if (nwindows == GTR_MMU_MAX_WINDOWS) {
+				say("mmu: at most %s windows%s", "1000", "");
+				return EXIT_USAGE;
+			}
+			windows[nwindows++] = w;
+			continue;
+		}
+		if (which == VIEW_GOROUTINE && (m = flag_value(a, "--transitions", &val)) != 0) {
+			if (m < 0 || parse_count0(val, &max_trans) < 0) {
+				say("goroutine: --transitions takes a count (0 for none)%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+		if (which == VIEW_GOROUTINE && !have_goid) {
+			if (parse_goid(arg, &goid) < 0) {
+				say("goroutine: %s is not a goroutine id (a number, such as 42 or G42)%s", arg, "");
+				return EXIT_USAGE;
+			}
+			have_goid = 1;
+			continue;
+		}
+		if (path) {
+			say("%s: one trace file, please (got %s)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		path = arg;
+	}
+	if (which == VIEW_GOROUTINE && !have_goid) {
+		say("goroutine: no goroutine id given%s%s", "", "");
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (!path) {
+		say("%s: no trace file given%s", a->cmd, "");
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	vo.file = path;
+	opened op;
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, 0);
+	if (st != EXIT_OK)
+		return st;
+	if ((which == VIEW_TASKS || which == VIEW_REGIONS) && !gtr_annot_supported(op.trace)) {
+		fprintf(stderr, "gtr: %s: a go 1.%d trace has no tasks or regions: runtime/trace's "
+				"annotations came with Go 1.11\n",
+			path, gtr_trace_get_info(op.trace)->version);
+		close_trace(&op);
+		return EXIT_ERR;
+	}
+	static gtr_out o;
+	gtr_out_init(&o, STDOUT_FILENO);
+	gtr_error err;
+	gtr_error_clear(&err);
+	int rc = 0;
+	if (which == VIEW_TASKS || which == VIEW_REGIONS) {
+		gtr_annot *an = NULL;
+		gtr_annot_opts ao = {.top = top, .type = type};
+		progress_pass = which == VIEW_TASKS ? "tasks" : "regions";
+		rc = gtr_annot_run(op.trace, &ao, &an, &err);
+		/* A second pass keeps the logs (and regions) of the tasks shown. */
+		if (rc == 0 && which == VIEW_TASKS && (vo.task >= 0 || (an->ntop_tasks && (vo.logs || vo.json)))) {
+			size_t n = vo.task >= 0 ? 1 : an->ntop_tasks;
+			uint64_t *ids = malloc(n * sizeof *ids);
+			if (!ids) {
+				rc = gtr_error_set(&err, GTR_E_NOMEM, 0, "out of memory");
+			} else {
+				for (size_t i = 0; i < n; i++)
+					ids[i] = vo.task >= 0 ? (uint64_t)vo.task : an->top_tasks[i].id;
+				qsort(ids, n, sizeof *ids, cmp_u64_ids);
+				gtr_annot_opts ao2 = ao;
+				ao2.collect = ids;
+				ao2.ncollect = n;
+				gtr_annot *an2 = NULL;
+				rc = gtr_annot_run(op.trace, &ao2, &an2, &err);
+				free(ids);
+				gtr_annot_free(an);
+				an = an2;
+			}
+		}
+		if (rc == 0)
+			rc = which == VIEW_TASKS ? gtr_report_tasks(op.trace, an, &vo, &o, &err)
+						 : gtr_report_regions(op.trace, an, &vo, &o, &err);
+		gtr_annot_free(an);
+	} else if (which == VIEW_MMU) {
+		gtr_mmu *mm = NULL;
+		gtr_mmu_opts mo = {.flags = mmu_flags, .windows = nwindows ? windows : NULL,
+				   .nwindows = nwindows};
+		progress_pass = "mmu";
+		rc = gtr_mmu_run(op.trace, &mo, &mm, &err);
+		if (rc == 0)
+			rc = gtr_report_mmu(op.trace, mm, &vo, &o, &err);
+		gtr_mmu_free(mm);
+	} else {
+		gtr_goroutine *g = NULL;
+		gtr_goroutine_opts go = {.id = goid, .max_trans = max_trans, .top_slices = top};
+		progress_pass = "goroutine";
+		rc = gtr_goroutine_run(op.trace, &go, &g, &err);
+		if (rc == 0)
+			rc = gtr_report_goroutine(op.trace, g, &vo, &o, &err);
+		gtr_goroutine_free(g);
+	}
+	st = finish(path, rc, &err, &o);
+	st = loss_status(path, op.trace, lenient, st);
 	close_trace(&op);
 	return st;
 }
@@ -1749,6 +2100,14 @@ int gtr_cli_main(int argc, char **argv)
 		return run_diff(&a);
 	if (strcmp(cmd, "check") == 0)
 		return run_check(&a);
+	if (strcmp(cmd, "tasks") == 0)
+		return run_views(&a, VIEW_TASKS);
+	if (strcmp(cmd, "regions") == 0)
+		return run_views(&a, VIEW_REGIONS);
+	if (strcmp(cmd, "mmu") == 0)
+		return run_views(&a, VIEW_MMU);
+	if (strcmp(cmd, "goroutine") == 0)
+		return run_views(&a, VIEW_GOROUTINE);
 	say("unknown command %s%s", cmd, "");
 	fputs(usage_main, stderr);
 	return EXIT_USAGE;
