@@ -21,7 +21,7 @@
 #    and per P. For v2 traces with background workers, Go's function is
 #    fed one goroutine id per run of a mark worker (tests/oracle/views:
 #    oneRunPerLabel), the one difference core/analysis/mmu.h states. For
-#    v1 traces with sweeping, system-wide, 0.02: Go 1.21 and gtr order
+#    v1 traces with sweeping, system-wide, 0.002: Go 1.21 and gtr order
 #    events of different Ps at the same nanosecond differently, and the
 #    sweeps that start and end at one instant then leave a different
 #    utilization behind (Go keeps the lowest at an instant);
@@ -178,7 +178,7 @@ check_mmu() { # TRACE NAME VERSION INCLUDE PERP
 	local o=$views
 	if [ "$v" -le 21 ]; then
 		o=$viewsv1
-		[[ $inc == *sweep* ]] && [ "$perp" != 1 ] && tol=0.02
+		[[ $inc == *sweep* ]] && [ "$perp" != 1 ] && tol=0.002
 	fi
 	# shellcheck disable=SC2086 # the windows are separate arguments
 	"$o" mmu "$f" "$oflags" $ws >"$out/o.mmu" 2>"$out/o.err" || { result "$name mmu $label" fail "oracle: $(head -1 "$out/o.err")"; return; }

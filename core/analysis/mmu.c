@@ -285,39 +285,46 @@ static int on_v2_transitions(run *r, const gtr_event *ev)
 	return 0;
 }
 
+/*
+ * Go 1.21 records the utilization only after the events it handles (the
+ * others "continue" its loop), and the lowest value at an instant is
+ * kept: two events at one instant are seen as one change only if a
+ * handled event follows. Returns 1 for such an event, 0 for the others,
+ * or a negative gtr_errcode.
+ */
 static int on_v1(run *r, const gtr_event *ev)
 {
 	int type = ev->type;
 	if (type == r->ty_gomaxprocs && ev->nargs >= 1)
-		return set_procs(r, (int64_t)ev->ts, ev->args[0]);
+		return set_procs(r, (int64_t)ev->ts, ev->args[0]) < 0 ? GTR_E_NOMEM : 1;
 	if (type == r->ty_stw_start) {
 		if (r->flags & GTR_MMU_STW)
 			r->stw++;
-		return 0;
+		return 1;
 	}
 	if (type == r->ty_stw_done) {
 		if (r->flags & GTR_MMU_STW)
 			r->stw--;
-		return 0;
+		return 1;
 	}
 	if (type == r->ty_v1_assist_start) {
 		if (r->flags & GTR_MMU_ASSIST) {
 			p_gc(r, ev->p, 1);
-			return set_gbits(r, ev->g, gbits(r, ev->g) | G_IN_ASSIST);
+			return set_gbits(r, ev->g, gbits(r, ev->g) | G_IN_ASSIST) < 0 ? GTR_E_NOMEM : 1;
 		}
-		return 0;
+		return 1;
 	}
 	if (type == r->ty_v1_assist_done) {
 		if (r->flags & GTR_MMU_ASSIST) {
 			p_gc(r, ev->p, -1);
-			return set_gbits(r, ev->g, gbits(r, ev->g) & ~(uint64_t)G_IN_ASSIST);
+			return set_gbits(r, ev->g, gbits(r, ev->g) & ~(uint64_t)G_IN_ASSIST) < 0 ? GTR_E_NOMEM : 1;
 		}
-		return 0;
+		return 1;
 	}
 	if (type == r->ty_v1_sweep_start || type == r->ty_v1_sweep_done) {
 		if (r->flags & GTR_MMU_SWEEP)
 			p_gc(r, ev->p, type == r->ty_v1_sweep_start ? 1 : -1);
-		return 0;
+		return 1;
 	}
 	if (type == r->ty_start || type == r->ty_start_local || type == r->ty_start_label) {
 		uint64_t b = gbits(r, ev->g);
@@ -327,7 +334,7 @@ static int on_v1(run *r, const gtr_event *ev)
 		}
 		if (b & G_IN_ASSIST)
 			p_gc(r, ev->p, 1);
-		return set_gbits(r, ev->g, b | G_RUN_OPEN);
+		return set_gbits(r, ev->g, b | G_RUN_OPEN) < 0 ? GTR_E_NOMEM : 1;
 	}
 	if (type >= 0 && type < 256 && r->run_ends[type]) {
 		uint64_t b = gbits(r, ev->g);
@@ -337,7 +344,7 @@ static int on_v1(run *r, const gtr_event *ev)
 			p_gc(r, ev->p, -1);
 		if (b & G_BG_MARK)
 			p_gc(r, ev->p, -1);
-		return set_gbits(r, ev->g, b & ~(uint64_t)(G_BG_MARK | G_RUN_OPEN));
+		return set_gbits(r, ev->g, b & ~(uint64_t)(G_BG_MARK | G_RUN_OPEN)) < 0 ? GTR_E_NOMEM : 1;
 	}
 	return 0;
 }
@@ -563,13 +570,15 @@ int gtr_mmu_run(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu **out, gtr
 		r.last_ts = (int64_t)ev.ts;
 		if (v1) {
 			rc = on_v1(&r, &ev);
+			if (rc > 0)
+				rc = record(&r, (int64_t)ev.ts);
 		} else {
 			rc = on_v2(&r, &ev);
 			if (rc == 0)
 				rc = on_v2_transitions(&r, &ev);
+			if (rc == 0)
+				rc = record(&r, (int64_t)ev.ts);
 		}
-		if (rc == 0)
-			rc = record(&r, (int64_t)ev.ts);
 		if (rc < 0) {
 			gtr_error_set(err, rc, ev.off, "out of memory");
 			goto out;
