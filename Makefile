@@ -19,7 +19,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan sanitize fuzz help clean slurm-test
+.PHONY: all run test unit difftest clitest viewstest deps go corpora bench asan ubsan tsan sanitize fuzz help clean slurm-test
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
@@ -68,6 +68,11 @@ test: deps go ## build and run every test: unit, differential, CLI
 
 slurm-test: deps all ## check as a Slurm job array on a single-node cluster started here (root; installs slurm-wlm, munge)
 	@SLURMTEST_REQUIRED=1 tests/slurmtest.sh $(BUILD)/gtr corpora/traces/*.trace
+
+viewstest: deps go all ## tasks, regions, mmu, goroutine against internal/trace on every trace and every MMU variant
+	@GTR_VIEWS_FULL=1 GTR_ORACLE_DIR=$(CURDIR)/build/oracle tests/viewstest.sh $(BUILD)/gtr $(GO_DIR) \
+		corpora/traces/*.trace tests/data/*.trace $(GO_DIR)/go-1.15/src/internal/trace/testdata/*_good \
+		$(GO_DIR)/go-1.27/src/internal/trace/internal/tracev1/testdata/*_good
 
 BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels
 

@@ -78,6 +78,20 @@ tally enginetest tests/enginetest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "$
 tally shardtest tests/shardtest.sh "$gtr" "${corpus[@]}"
 # A real single-node Slurm cluster; skipped, with the reason, where it cannot run.
 tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
+# Tasks, regions, MMU and goroutines against internal/trace: the short form
+# (`make viewstest` runs every trace and every MMU variant).
+views=()
+for f in corpora/traces/annotations-*.trace corpora/traces/gcpressure-*.trace \
+	corpora/traces/greedy-go1.21.trace corpora/traces/greedy-go1.26.trace \
+	"$GO_DIR"/go-1.15/src/internal/trace/testdata/stress_1_*_good \
+	"$GO_DIR"/go-1.15/src/internal/trace/testdata/user_task_span_1_11_good \
+	"$GO_DIR"/go-1.27/src/internal/trace/internal/tracev1/testdata/user_task_region_1_*_good; do
+	[ -e "$f" ] && views+=("$f")
+done
+# Go programs, not built with the sanitizers: one copy serves every build.
+export GTR_ORACLE_DIR=${GTR_ORACLE_DIR:-$PWD/build/oracle}
+tally viewstest tests/viewstest.sh "$gtr" "$GO_DIR" "${views[@]}"
+tally viewscli tests/viewscli.sh "$gtr"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()
