@@ -37,7 +37,7 @@ readonly RUN_TIMEOUT=120          # seconds a program may run
 readonly GREEDY_VERSION=1.26      # toolchain of the coarse/fine greedy pair
 readonly GREEDY_FINE_EVERY=20000  # yield granularity of greedy-fine (~30us of work)
 readonly ALL_VERSIONS=(1.15 1.19 1.21 1.22 1.23 1.24 1.25 1.26 1.27)
-readonly PROGRAMS=(greedy churn syscalls timers gcpressure annotations procs longwait)
+readonly PROGRAMS=(greedy churn syscalls timers gcpressure annotations tasks procs longwait)
 # longwait's traces are about 1 MB: made with the newest toolchain of
 # each format only.
 readonly LONGWAIT_VERSIONS=" 1.21 1.26 "
