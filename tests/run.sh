@@ -81,7 +81,7 @@ tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
 # Tasks, regions, MMU and goroutines against internal/trace: the short form
 # (`make viewstest` runs every trace and every MMU variant).
 views=()
-for f in corpora/traces/annotations-*.trace corpora/traces/gcpressure-*.trace \
+for f in corpora/traces/annotations-*.trace corpora/traces/tasks-*.trace corpora/traces/gcpressure-*.trace \
 	corpora/traces/greedy-go1.21.trace corpora/traces/greedy-go1.26.trace \
 	"$GO_DIR"/go-1.15/src/internal/trace/testdata/stress_1_*_good \
 	"$GO_DIR"/go-1.15/src/internal/trace/testdata/user_task_span_1_11_good \
