@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct run {
+struct gtr_goroutine_acc {
 	const gtr_trace *t;
 	const gtr_goroutine_opts *opts;
+	gtr_goroutine_opts o;
 	gtr_goroutine *g;
 	size_t captrans, capblocks;
 	gtr_idmap *blockidx;  /* (table, stack, state) -> first group with them */
@@ -23,7 +24,9 @@ typedef struct run {
 	uint64_t block_since;
 	int ty_sync, ty_region_begin, ty_region, ty_log;
 	int v1;
-} run;
+};
+
+typedef struct gtr_goroutine_acc run;
 
 static int str_eq(gtr_str a, gtr_str b)
 {
@@ -211,67 +214,103 @@ void gtr_goroutine_free(gtr_goroutine *g)
 	free(g);
 }
 
+static void acc_free(run *r)
+{
+	if (!r)
+		return;
+	gtr_idmap_free(r->blockidx);
+	gtr_goroutine_free(r->g);
+	free(r);
+}
+
+int gtr_goroutine_begin(const gtr_trace *t, const gtr_goroutine_opts *opts, gtr_goroutine_acc **out,
+			gtr_error *err)
+{
+	*out = NULL;
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
+	r->o = *opts;
+	if (r->o.top_slices > 10000)
+		r->o.top_slices = 10000;
+	r->opts = &r->o;
+	r->g = calloc(1, sizeof *r->g);
+	r->blockidx = gtr_idmap_create();
+	if (!r->g || !r->blockidx ||
+	    (r->o.top_slices && !(r->g->slices = calloc(r->o.top_slices, sizeof *r->g->slices)))) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	gtr_goroutine *g = r->g;
+	g->id = opts->id;
+	g->created_ns = g->creator = g->exited_ns = g->first_ns = -1;
+	r->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r->ty_sync = r->v1 ? -1 : gtr_trace_type(t, "Sync");
+	r->ty_region_begin = r->v1 ? -1 : gtr_trace_type(t, "UserRegionBegin");
+	r->ty_region = r->v1 ? gtr_trace_type(t, "UserRegion") : -1;
+	r->ty_log = gtr_trace_type(t, "UserLog");
+	*out = r;
+	return 0;
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+gtr_sink gtr_goroutine_sink(gtr_goroutine_acc *acc)
+{
+	return (gtr_sink){acc, sink_event};
+}
+
+int gtr_goroutine_end(gtr_goroutine_acc *r, gtr_goroutine **out, gtr_error *err)
+{
+	*out = NULL;
+	gtr_goroutine *g = r->g;
+	/* The end of the trace stops every clock. */
+	if (r->clock && r->cur < GTR_GSTATES)
+		g->state_ns[r->cur] += g->end_ns > r->since ? g->end_ns - r->since : 0;
+	if (r->in_slice) {
+		r->open.end = g->end_ns < r->open.start ? r->open.start : g->end_ns;
+		r->open.to = GTR_GS_RUNNING;
+		g->nslices++;
+		g->slices_ns += r->open.end - r->open.start;
+		keep_slice(r, &r->open);
+	}
+	if (r->in_block) {
+		int rc = end_block(r, g->end_ns);
+		if (rc < 0) {
+			acc_free(r);
+			return gtr_error_set(err, rc, 0, "out of memory");
+		}
+	}
+	if (g->nblocks)
+		qsort(g->blocks, g->nblocks, sizeof *g->blocks, cmp_block);
+	*out = g;
+	r->g = NULL;
+	acc_free(r);
+	return 0;
+}
+
+void gtr_goroutine_abort(gtr_goroutine_acc *acc)
+{
+	acc_free(acc);
+}
+
 int gtr_goroutine_run(const gtr_trace *t, const gtr_goroutine_opts *opts, gtr_goroutine **out,
 		      gtr_error *err)
 {
 	*out = NULL;
-	gtr_goroutine_opts o = *opts;
-	if (o.top_slices > 10000)
-		o.top_slices = 10000;
-	run r = {.t = t, .opts = &o};
-	r.g = calloc(1, sizeof *r.g);
-	r.blockidx = gtr_idmap_create();
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.g || !r.blockidx ||
-	    (o.top_slices && !(r.g->slices = calloc(o.top_slices, sizeof *r.g->slices)))) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
-	}
-	gtr_goroutine *g = r.g;
-	g->id = opts->id;
-	g->created_ns = g->creator = g->exited_ns = g->first_ns = -1;
-	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_sync = r.v1 ? -1 : gtr_trace_type(t, "Sync");
-	r.ty_region_begin = r.v1 ? -1 : gtr_trace_type(t, "UserRegionBegin");
-	r.ty_region = r.v1 ? gtr_trace_type(t, "UserRegion") : -1;
-	r.ty_log = gtr_trace_type(t, "UserLog");
-	rc = gtr_reader_open(&rd, t, err);
+	gtr_goroutine_acc *r;
+	int rc = gtr_goroutine_begin(t, opts, &r, err);
 	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
-	}
-	if (rc < 0)
-		goto out;
-	/* The end of the trace stops every clock. */
-	if (r.clock && r.cur < GTR_GSTATES)
-		g->state_ns[r.cur] += g->end_ns > r.since ? g->end_ns - r.since : 0;
-	if (r.in_slice) {
-		r.open.end = g->end_ns < r.open.start ? r.open.start : g->end_ns;
-		r.open.to = GTR_GS_RUNNING;
-		g->nslices++;
-		g->slices_ns += r.open.end - r.open.start;
-		keep_slice(&r, &r.open);
-	}
-	if (r.in_block && (rc = end_block(&r, g->end_ns)) < 0) {
-		gtr_error_set(err, rc, 0, "out of memory");
-		goto out;
-	}
-	if (g->nblocks)
-		qsort(g->blocks, g->nblocks, sizeof *g->blocks, cmp_block);
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	gtr_idmap_free(r.blockidx);
+		return rc;
+	gtr_sink sk = gtr_goroutine_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = opts->jobs}, NULL, err);
 	if (rc < 0) {
-		gtr_goroutine_free(r.g);
+		gtr_goroutine_abort(r);
 		return rc;
 	}
-	*out = r.g;
-	return 0;
+	return gtr_goroutine_end(r, out, err);
 }

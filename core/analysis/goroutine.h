@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 #define GTR_GSTATES 6 /* gtr_gstate values */
@@ -75,15 +76,25 @@ typedef struct gtr_goroutine_opts {
 	int64_t id;
 	size_t max_trans;  /* transitions kept (0: none) */
 	size_t top_slices; /* longest slices kept */
+	unsigned jobs;     /* the engine's threads (gtr_goroutine_run); 0: its default */
 } gtr_goroutine_opts;
 
 /*
- * Runs over t. On success *out owns the result (strings point into t);
+ * Runs over t, on the engine (core/analysis/engine.h). On success *out
+ * owns the result (strings point into t);
  * free it with gtr_goroutine_free. A goroutine the trace never mentions
  * gives found == 0. Returns 0 or a negative gtr_errcode with *err filled.
  */
 int gtr_goroutine_run(const gtr_trace *t, const gtr_goroutine_opts *opts, gtr_goroutine **out,
 		      gtr_error *err);
 void gtr_goroutine_free(gtr_goroutine *g);
+
+/* The same as a sink of the engine: begin, gtr_engine_run, then end (which gives the result) or abort. */
+typedef struct gtr_goroutine_acc gtr_goroutine_acc;
+int gtr_goroutine_begin(const gtr_trace *t, const gtr_goroutine_opts *opts, gtr_goroutine_acc **acc,
+			gtr_error *err);
+gtr_sink gtr_goroutine_sink(gtr_goroutine_acc *acc);
+int gtr_goroutine_end(gtr_goroutine_acc *acc, gtr_goroutine **out, gtr_error *err);
+void gtr_goroutine_abort(gtr_goroutine_acc *acc);
 
 #endif

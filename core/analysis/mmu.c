@@ -23,8 +23,9 @@ typedef struct pstate {
 /* Per goroutine bits. */
 enum { G_IN_ASSIST = 1, G_BG_MARK = 2, G_EXECUTING = 4, G_RUN_OPEN = 8 };
 
-typedef struct run {
+struct gtr_mmu_acc {
 	const gtr_trace *t;
+	const gtr_mmu_opts *opts;
 	gtr_mmu *m;
 	unsigned flags;
 	size_t capseries;
@@ -43,7 +44,9 @@ typedef struct run {
 	int ty_gomaxprocs, ty_stw_start, ty_stw_done, ty_v1_assist_start, ty_v1_assist_done,
 	    ty_v1_sweep_start, ty_v1_sweep_done, ty_start, ty_start_local, ty_start_label;
 	uint8_t run_ends[256]; /* v1 event types that end a goroutine's run */
-} run;
+};
+
+typedef struct gtr_mmu_acc run;
 
 static int str_is(gtr_str a, const char *b)
 {
@@ -511,34 +514,47 @@ static int finish(run *r, const gtr_mmu_opts *opts)
 	return 0;
 }
 
-int gtr_mmu_run(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu **out, gtr_error *err)
+static void acc_free(run *r)
+{
+	if (!r)
+		return;
+	gtr_idmap_free(r->gs);
+	free(r->ps);
+	gtr_mmu_free(r->m);
+	free(r);
+}
+
+int gtr_mmu_begin(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu_acc **out, gtr_error *err)
 {
 	*out = NULL;
 	if (opts && opts->nwindows > GTR_MMU_MAX_WINDOWS)
 		return gtr_error_set(err, GTR_E_USAGE, 0, "%zu windows: at most %d, please", opts->nwindows,
 				     GTR_MMU_MAX_WINDOWS);
-	run r = {.t = t, .flags = opts && opts->flags ? opts->flags : GTR_MMU_DEFAULT};
-	r.m = calloc(1, sizeof *r.m);
-	r.gs = gtr_idmap_create();
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.m || !r.gs) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
+	r->opts = opts;
+	r->flags = opts && opts->flags ? opts->flags : GTR_MMU_DEFAULT;
+	r->m = calloc(1, sizeof *r->m);
+	r->gs = gtr_idmap_create();
+	if (!r->m || !r->gs) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
-	r.m->flags = r.flags;
-	int v1 = r.m->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r->m->flags = r->flags;
+	int v1 = r->m->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
 	if (v1) {
-		r.ty_gomaxprocs = gtr_trace_type(t, "Gomaxprocs");
-		r.ty_stw_start = gtr_trace_type(t, "GCSTWStart");
-		r.ty_stw_done = gtr_trace_type(t, "GCSTWDone");
-		r.ty_v1_assist_start = gtr_trace_type(t, "GCMarkAssistStart");
-		r.ty_v1_assist_done = gtr_trace_type(t, "GCMarkAssistDone");
-		r.ty_v1_sweep_start = gtr_trace_type(t, "GCSweepStart");
-		r.ty_v1_sweep_done = gtr_trace_type(t, "GCSweepDone");
-		r.ty_start = gtr_trace_type(t, "GoStart");
-		r.ty_start_local = gtr_trace_type(t, "GoStartLocal");
-		r.ty_start_label = gtr_trace_type(t, "GoStartLabel");
+		r->ty_gomaxprocs = gtr_trace_type(t, "Gomaxprocs");
+		r->ty_stw_start = gtr_trace_type(t, "GCSTWStart");
+		r->ty_stw_done = gtr_trace_type(t, "GCSTWDone");
+		r->ty_v1_assist_start = gtr_trace_type(t, "GCMarkAssistStart");
+		r->ty_v1_assist_done = gtr_trace_type(t, "GCMarkAssistDone");
+		r->ty_v1_sweep_start = gtr_trace_type(t, "GCSweepStart");
+		r->ty_v1_sweep_done = gtr_trace_type(t, "GCSweepDone");
+		r->ty_start = gtr_trace_type(t, "GoStart");
+		r->ty_start_local = gtr_trace_type(t, "GoStartLocal");
+		r->ty_start_label = gtr_trace_type(t, "GoStartLabel");
 		/* The events Go's v1 parser links a GoStart to: the run's end. */
 		static const char *ends[] = {"GoEnd", "GoStop", "GoSched", "GoPreempt", "GoSysBlock",
 					     "GoSleep", "GoBlock", "GoBlockSend", "GoBlockRecv",
@@ -547,58 +563,80 @@ int gtr_mmu_run(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu **out, gtr
 		for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
 			int ty = gtr_trace_type(t, ends[i]);
 			if (ty >= 0 && ty < 256)
-				r.run_ends[ty] = 1;
+				r->run_ends[ty] = 1;
 		}
 	} else {
-		r.ty_sync = gtr_trace_type(t, "Sync");
-		r.ty_procs = gtr_trace_type(t, "ProcsChange");
-		r.ty_stw_begin = gtr_trace_type(t, "STWBegin");
-		r.ty_stw_end = gtr_trace_type(t, "STWEnd");
-		r.ty_sweep_begin = gtr_trace_type(t, "GCSweepBegin");
-		r.ty_sweep_end = gtr_trace_type(t, "GCSweepEnd");
-		r.ty_sweep_active = gtr_trace_type(t, "GCSweepActive");
-		r.ty_assist_begin = gtr_trace_type(t, "GCMarkAssistBegin");
-		r.ty_assist_end = gtr_trace_type(t, "GCMarkAssistEnd");
-		r.ty_assist_active = gtr_trace_type(t, "GCMarkAssistActive");
-		r.ty_label = gtr_trace_type(t, "GoLabel");
+		r->ty_sync = gtr_trace_type(t, "Sync");
+		r->ty_procs = gtr_trace_type(t, "ProcsChange");
+		r->ty_stw_begin = gtr_trace_type(t, "STWBegin");
+		r->ty_stw_end = gtr_trace_type(t, "STWEnd");
+		r->ty_sweep_begin = gtr_trace_type(t, "GCSweepBegin");
+		r->ty_sweep_end = gtr_trace_type(t, "GCSweepEnd");
+		r->ty_sweep_active = gtr_trace_type(t, "GCSweepActive");
+		r->ty_assist_begin = gtr_trace_type(t, "GCMarkAssistBegin");
+		r->ty_assist_end = gtr_trace_type(t, "GCMarkAssistEnd");
+		r->ty_assist_active = gtr_trace_type(t, "GCMarkAssistActive");
+		r->ty_label = gtr_trace_type(t, "GoLabel");
 	}
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		r.last_ts = (int64_t)ev.ts;
-		if (v1) {
-			rc = on_v1(&r, &ev);
-			if (rc > 0)
-				rc = record(&r, (int64_t)ev.ts);
-		} else {
-			rc = on_v2(&r, &ev);
-			if (rc == 0)
-				rc = on_v2_transitions(&r, &ev);
-			if (rc == 0)
-				rc = record(&r, (int64_t)ev.ts);
-		}
-		if (rc < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
+	*out = r;
+	return 0;
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	run *r = self;
+	int rc;
+	r->last_ts = (int64_t)ev->ts;
+	if (r->m->v1) {
+		rc = on_v1(r, ev);
+		if (rc > 0)
+			rc = record(r, (int64_t)ev->ts);
+	} else {
+		rc = on_v2(r, ev);
+		if (rc == 0)
+			rc = on_v2_transitions(r, ev);
+		if (rc == 0)
+			rc = record(r, (int64_t)ev->ts);
 	}
-	if (rc < 0)
-		goto out;
-	if ((rc = finish(&r, opts)) < 0) {
-		gtr_error_set(err, rc, 0, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	gtr_idmap_free(r.gs);
-	free(r.ps);
+	return rc < 0 ? rc : 0;
+}
+
+gtr_sink gtr_mmu_sink(gtr_mmu_acc *acc)
+{
+	return (gtr_sink){acc, sink_event};
+}
+
+int gtr_mmu_end(gtr_mmu_acc *r, gtr_mmu **out, gtr_error *err)
+{
+	*out = NULL;
+	int rc = finish(r, r->opts);
 	if (rc < 0) {
-		gtr_mmu_free(r.m);
+		acc_free(r);
+		return gtr_error_set(err, rc, 0, "out of memory");
+	}
+	*out = r->m;
+	r->m = NULL;
+	acc_free(r);
+	return 0;
+}
+
+void gtr_mmu_abort(gtr_mmu_acc *acc)
+{
+	acc_free(acc);
+}
+
+int gtr_mmu_run(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu **out, gtr_error *err)
+{
+	*out = NULL;
+	gtr_mmu_acc *r;
+	int rc = gtr_mmu_begin(t, opts, &r, err);
+	if (rc < 0)
+		return rc;
+	gtr_sink sk = gtr_mmu_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = opts ? opts->jobs : 1}, NULL, err);
+	if (rc < 0) {
+		gtr_mmu_abort(r);
 		return rc;
 	}
-	*out = r.m;
-	return 0;
+	return gtr_mmu_end(r, out, err);
 }

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 /* What takes time from the mutator (go tool trace's MMU options). */
@@ -66,16 +67,27 @@ typedef struct gtr_mmu_opts {
 	const uint64_t *windows;   /* widths asked for (ns); NULL: 1 us, 2 us, 5 us, 10 us ...
 				    * up to the span, and the span */
 	size_t nwindows;           /* at most GTR_MMU_MAX_WINDOWS */
+	unsigned jobs;             /* the engine's threads (gtr_mmu_run); 0: its default */
 } gtr_mmu_opts;
 
 /*
- * Runs over t. On success *out owns the result; free it with
- * gtr_mmu_free. A trace with no GOMAXPROCS event has no function:
+ * Runs over t, on the engine (core/analysis/engine.h). On success *out
+ * owns the result; free it with gtr_mmu_free. A trace with no GOMAXPROCS event has no function:
  * nseries and npoints are 0. Returns 0 or a negative gtr_errcode with
  * *err filled.
  */
 int gtr_mmu_run(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu **out, gtr_error *err);
 void gtr_mmu_free(gtr_mmu *m);
+
+/*
+ * The same as a sink of the engine: begin, gtr_engine_run, then end (which
+ * gives the result) or abort. opts must outlive the accumulator.
+ */
+typedef struct gtr_mmu_acc gtr_mmu_acc;
+int gtr_mmu_begin(const gtr_trace *t, const gtr_mmu_opts *opts, gtr_mmu_acc **acc, gtr_error *err);
+gtr_sink gtr_mmu_sink(gtr_mmu_acc *acc);
+int gtr_mmu_end(gtr_mmu_acc *acc, gtr_mmu **out, gtr_error *err);
+void gtr_mmu_abort(gtr_mmu_acc *acc);
 
 /* The MMU of one more window width; *worst_ns (may be NULL) where it is found. */
 double gtr_mmu_at(const gtr_mmu *m, uint64_t window_ns, uint64_t *worst_ns);

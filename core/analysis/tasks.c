@@ -37,7 +37,7 @@ typedef struct topheap {
 	int (*better)(const void *, const void *);
 } topheap;
 
-typedef struct run {
+struct gtr_annot_acc {
 	const gtr_trace *t;
 	const gtr_annot_opts *opts;
 	gtr_annot *a;
@@ -50,7 +50,9 @@ typedef struct run {
 	int v1;
 	int ty_task_begin, ty_task_end, ty_region_begin, ty_region_end, ty_region, ty_log;
 	gtr_frame *frames;
-} run;
+};
+
+typedef struct gtr_annot_acc run;
 
 enum { MAX_FRAMES = 1024 };
 
@@ -645,64 +647,95 @@ int gtr_annot_supported(const gtr_trace *t)
 	return gtr_trace_get_info(t)->version >= 11;
 }
 
-int gtr_annot_run(const gtr_trace *t, const gtr_annot_opts *opts, gtr_annot **out, gtr_error *err)
+static void acc_free(run *r)
 {
-	*out = NULL;
-	run r = {.t = t, .opts = opts};
-	r.a = calloc(1, sizeof *r.a);
-	r.task_index = gtr_idmap_create();
-	r.frames = malloc(MAX_FRAMES * sizeof *r.frames);
-	int pool_rc = gtr_idpool_init(&r.gs, sizeof(gst));
-	r.top_regions = (topheap){.max = opts ? opts->top : 0, .elem = sizeof(gtr_region),
-				  .better = region_better};
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.a || !r.task_index || !r.frames || pool_rc < 0) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
-	}
-	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_task_begin = gtr_trace_type(t, r.v1 ? "UserTaskCreate" : "UserTaskBegin");
-	r.ty_task_end = gtr_trace_type(t, "UserTaskEnd");
-	r.ty_region = r.v1 ? gtr_trace_type(t, "UserRegion") : -1;
-	r.ty_region_begin = r.v1 ? -1 : gtr_trace_type(t, "UserRegionBegin");
-	r.ty_region_end = r.v1 ? -1 : gtr_trace_type(t, "UserRegionEnd");
-	r.ty_log = gtr_trace_type(t, "UserLog");
-
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
-	}
-	if (rc < 0)
-		goto out;
-	if ((rc = finish(&r)) < 0) {
-		gtr_error_set(err, rc, 0, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	for (size_t i = 0; i < r.gs.n; i++) {
-		gst *g = gtr_idpool_at(&r.gs, i);
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->gs.n; i++) {
+		gst *g = gtr_idpool_at(&r->gs, i);
 		if (g)
 			free(g->open);
 	}
-	gtr_idpool_free(&r.gs);
-	gtr_idmap_free(r.task_index);
-	ty_free(&r.task_types);
-	ty_free(&r.region_types);
-	free(r.top_regions.items);
-	free(r.frames);
+	gtr_idpool_free(&r->gs);
+	gtr_idmap_free(r->task_index);
+	ty_free(&r->task_types);
+	ty_free(&r->region_types);
+	free(r->top_regions.items);
+	free(r->frames);
+	gtr_annot_free(r->a);
+	free(r);
+}
+
+int gtr_annot_begin(const gtr_trace *t, const gtr_annot_opts *opts, gtr_annot_acc **out, gtr_error *err)
+{
+	*out = NULL;
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
+	r->opts = opts;
+	r->a = calloc(1, sizeof *r->a);
+	r->task_index = gtr_idmap_create();
+	r->frames = malloc(MAX_FRAMES * sizeof *r->frames);
+	int pool_rc = gtr_idpool_init(&r->gs, sizeof(gst));
+	r->top_regions = (topheap){.max = opts ? opts->top : 0, .elem = sizeof(gtr_region),
+				   .better = region_better};
+	if (!r->a || !r->task_index || !r->frames || pool_rc < 0) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	r->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r->ty_task_begin = gtr_trace_type(t, r->v1 ? "UserTaskCreate" : "UserTaskBegin");
+	r->ty_task_end = gtr_trace_type(t, "UserTaskEnd");
+	r->ty_region = r->v1 ? gtr_trace_type(t, "UserRegion") : -1;
+	r->ty_region_begin = r->v1 ? -1 : gtr_trace_type(t, "UserRegionBegin");
+	r->ty_region_end = r->v1 ? -1 : gtr_trace_type(t, "UserRegionEnd");
+	r->ty_log = gtr_trace_type(t, "UserLog");
+	*out = r;
+	return 0;
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+gtr_sink gtr_annot_sink(gtr_annot_acc *acc)
+{
+	return (gtr_sink){acc, sink_event};
+}
+
+int gtr_annot_end(gtr_annot_acc *r, gtr_annot **out, gtr_error *err)
+{
+	*out = NULL;
+	int rc = finish(r);
 	if (rc < 0) {
-		gtr_annot_free(r.a);
+		acc_free(r);
+		return gtr_error_set(err, rc, 0, "out of memory");
+	}
+	*out = r->a;
+	r->a = NULL;
+	acc_free(r);
+	return 0;
+}
+
+void gtr_annot_abort(gtr_annot_acc *acc)
+{
+	acc_free(acc);
+}
+
+int gtr_annot_run(const gtr_trace *t, const gtr_annot_opts *opts, gtr_annot **out, gtr_error *err)
+{
+	*out = NULL;
+	gtr_annot_acc *r;
+	int rc = gtr_annot_begin(t, opts, &r, err);
+	if (rc < 0)
+		return rc;
+	gtr_sink sk = gtr_annot_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = opts ? opts->jobs : 1}, NULL, err);
+	if (rc < 0) {
+		gtr_annot_abort(r);
 		return rc;
 	}
-	*out = r.a;
-	return 0;
+	return gtr_annot_end(r, out, err);
 }

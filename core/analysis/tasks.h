@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 /* How a region ended. */
@@ -82,6 +83,7 @@ typedef struct gtr_annot_opts {
 	const char *type;        /* only this type (NULL: all): in the longest, and in details */
 	const uint64_t *collect; /* tasks whose logs and regions are kept */
 	size_t ncollect;
+	unsigned jobs;           /* the engine's threads (gtr_annot_run); 0: its default */
 } gtr_annot_opts;
 
 typedef struct gtr_annot {
@@ -105,12 +107,23 @@ typedef struct gtr_annot {
 } gtr_annot;
 
 /*
- * Runs over t. On success *out owns the result (its strings point into
+ * Runs over t, on the engine (core/analysis/engine.h). On success *out owns the result (its strings point into
  * t, which must outlive it); free it with gtr_annot_free. Returns 0 or a
  * negative gtr_errcode with *err filled.
  */
 int gtr_annot_run(const gtr_trace *t, const gtr_annot_opts *opts, gtr_annot **out, gtr_error *err);
 void gtr_annot_free(gtr_annot *a);
+
+/*
+ * The same as a sink of the engine: begin, gtr_engine_run, then end (which
+ * gives the result) or abort. opts must outlive the accumulator.
+ */
+typedef struct gtr_annot_acc gtr_annot_acc;
+int gtr_annot_begin(const gtr_trace *t, const gtr_annot_opts *opts, gtr_annot_acc **acc,
+		    gtr_error *err);
+gtr_sink gtr_annot_sink(gtr_annot_acc *acc);
+int gtr_annot_end(gtr_annot_acc *acc, gtr_annot **out, gtr_error *err);
+void gtr_annot_abort(gtr_annot_acc *acc);
 
 /* The task with this id, or NULL. */
 const gtr_task *gtr_annot_task(const gtr_annot *a, uint64_t id);

@@ -1181,7 +1181,7 @@ static int run_views(args *a, int which)
 	int rc = 0;
 	if (which == VIEW_TASKS || which == VIEW_REGIONS) {
 		gtr_annot *an = NULL;
-		gtr_annot_opts ao = {.top = top, .type = type};
+		gtr_annot_opts ao = {.top = top, .type = type, .jobs = engine_jobs()};
 		progress_pass = which == VIEW_TASKS ? "tasks" : "regions";
 		rc = gtr_annot_run(op.trace, &ao, &an, &err);
 		/* A second pass keeps the logs (and regions) of the tasks shown. */
@@ -1211,7 +1211,7 @@ static int run_views(args *a, int which)
 	} else if (which == VIEW_MMU) {
 		gtr_mmu *mm = NULL;
 		gtr_mmu_opts mo = {.flags = mmu_flags, .windows = nwindows ? windows : NULL,
-				   .nwindows = nwindows};
+				   .nwindows = nwindows, .jobs = engine_jobs()};
 		progress_pass = "mmu";
 		rc = gtr_mmu_run(op.trace, &mo, &mm, &err);
 		if (rc == 0)
@@ -1219,7 +1219,8 @@ static int run_views(args *a, int which)
 		gtr_mmu_free(mm);
 	} else {
 		gtr_goroutine *g = NULL;
-		gtr_goroutine_opts go = {.id = goid, .max_trans = max_trans, .top_slices = top};
+		gtr_goroutine_opts go = {.id = goid, .max_trans = max_trans, .top_slices = top,
+					 .jobs = engine_jobs()};
 		progress_pass = "goroutine";
 		rc = gtr_goroutine_run(op.trace, &go, &g, &err);
 		if (rc == 0)
