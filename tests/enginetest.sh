@@ -4,7 +4,8 @@
 # The engine (core/analysis/engine.h) reads on one thread or runs the
 # read ahead on a second one. Every analysis must not see the
 # difference: for each trace, every command that runs on the engine
-# (dump, stats, greedy --ordered, diff, report) must print the same bytes, on stdout and stderr, and
+# (dump, stats, greedy --ordered, diff, report, tasks, regions, mmu,
+# goroutine) must print the same bytes, on stdout and stderr, and
 # exit with the same code, with GTR_JOBS=1 and GTR_JOBS=2. Traces that
 # the reader refuses must be refused the same way, after the same output.
 # Ends with "N passed, N failed".
@@ -45,6 +46,10 @@ for t in "$@"; do
 	same stats "$gtr" stats --json "$t"
 	same greedy "$gtr" greedy --ordered -n 20 "$t"
 	same diff "$gtr" diff --json "$t" "$t"
+	same tasks "$gtr" tasks --json "$t"
+	same regions "$gtr" regions --json "$t"
+	same mmu "$gtr" mmu --json --include stw,background,assist,sweep "$t"
+	same goroutine "$gtr" goroutine --json 1 "$t"
 	# The page holds greedy, stats and the timeline: compare it whole.
 	for j in 1 2; do
 		GTR_JOBS=$j "$gtr" report -o "$tmp/page.$j.html" "$t" >"$tmp/page.$j.out" 2>&1
