@@ -108,8 +108,9 @@ static int new_series(run *r, int64_t t, size_t *idx)
 static int set_procs(run *r, int64_t ts, uint64_t procs)
 {
 	int perp = r->flags & GTR_MMU_PER_P;
-	if (procs > 1u << 20)
-		procs = 1u << 20; /* a hostile value must not allocate without bound */
+	/* A hostile value must not allocate without bound; Go runs on fewer Ps. */
+	if (procs > 1u << 16)
+		procs = 1u << 16;
 	if (r->nps > procs) {
 		if (perp)
 			for (size_t i = procs; i < r->nps; i++)
