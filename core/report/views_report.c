@@ -129,7 +129,7 @@ static void text_types(gtr_out *o, const char *what, const gtr_annot_type *v, si
 		if (k > w)
 			w = k > 60 ? 60 : k;
 	}
-	gtr_out_printf(o, "%-*s  %8s  %8s  %-11s %-11s %-11s %-11s %-11s\n", (int)w, what, "count",
+	gtr_out_printf(o, "%-*s  %8s  %8s  %-11s %-11s %-11s %-11s %s\n", (int)w, what, "count",
 		       "complete", "total", "p50", "p90", "p99", "max");
 	for (size_t i = 0; i < n; i++) {
 		const gtr_annot_type *ty = &v[i];
@@ -429,7 +429,7 @@ int gtr_report_tasks(const gtr_trace *t, const gtr_annot *a, const gtr_views_opt
 	text_types(o, "task type", a->task_types, a->ntask_types);
 	if (!a->ntop_tasks)
 		return 0;
-	gtr_out_printf(o, "\nlongest %zu complete tasks\n", a->ntop_tasks);
+	gtr_out_printf(o, "\nlongest %zu complete task%s\n", a->ntop_tasks, a->ntop_tasks == 1 ? "" : "s");
 	for (size_t i = 0; i < a->ntop_tasks; i++) {
 		const gtr_task *k = &a->top_tasks[i];
 		gtr_out_printf(o, "\n#%-3zu ", i + 1);
@@ -442,8 +442,9 @@ int gtr_report_tasks(const gtr_trace *t, const gtr_annot *a, const gtr_views_opt
 		out_ms(o, k->end);
 		if (k->end_g >= 0)
 			gtr_out_printf(o, ", ended by G%lld", (long long)k->end_g);
-		gtr_out_printf(o, "; %llu regions, %llu logs, %llu subtasks\n", (unsigned long long)k->nregions,
-			       (unsigned long long)k->nlogs, (unsigned long long)k->nchildren);
+		gtr_out_printf(o, "; %llu region%s, %llu log%s, %llu subtask%s\n", (unsigned long long)k->nregions,
+			       k->nregions == 1 ? "" : "s", (unsigned long long)k->nlogs, k->nlogs == 1 ? "" : "s",
+			       (unsigned long long)k->nchildren, k->nchildren == 1 ? "" : "s");
 		gtr_out_str(o, "    begun at:\n");
 		text_stack(t, o, k->table, k->stack, depth, "        ");
 		size_t first, n = logs_of(a, k->id, &first);
@@ -485,7 +486,7 @@ int gtr_report_regions(const gtr_trace *t, const gtr_annot *a, const gtr_views_o
 	text_types(o, "region type", a->region_types, a->nregion_types);
 	if (!a->ntop_regions)
 		return 0;
-	gtr_out_printf(o, "\nlongest %zu complete regions\n", a->ntop_regions);
+	gtr_out_printf(o, "\nlongest %zu complete region%s\n", a->ntop_regions, a->ntop_regions == 1 ? "" : "s");
 	for (size_t i = 0; i < a->ntop_regions; i++) {
 		const gtr_region *r = &a->top_regions[i];
 		gtr_out_printf(o, "\n#%-3zu ", i + 1);
