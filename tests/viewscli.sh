@@ -25,6 +25,14 @@ tmp=${TMPDIR:-/tmp}/gtr-viewscli.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
+# Under ASan or TSan, whose shadow memory rules out ulimit -v, the
+# sanitizer's own limit bounds memory instead.
+lim="ulimit -v 1048576"
+if ldd "$gtr" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+	lim=:
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-}:hard_rss_limit_mb=1024:allocator_may_return_null=1
+	export TSAN_OPTIONS=${TSAN_OPTIONS:-}:hard_rss_limit_mb=1024
+fi
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
@@ -32,7 +40,7 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 expect() {
 	local want=$1 pat=$2 name=$3
 	shift 4
-	(ulimit -v 1048576 2>/dev/null; timeout 20 "$@") >"$tmp/out" 2>"$tmp/err"
+	($lim 2>/dev/null; timeout 20 "$@") >"$tmp/out" 2>"$tmp/err"
 	local st=$?
 	if [ $st -ne "$want" ]; then
 		bad "$name: exit status $st, want $want ($(head -c 200 "$tmp/err"))"
@@ -101,7 +109,7 @@ for f in "$ann26" "$ann21" "$gc19"; do
 	for cut in 17 40 100 $((size / 3)) $((size / 2)) $((size - 5)); do
 		head -c "$cut" "$f" >"$tmp/cut"
 		for c in tasks regions mmu "goroutine 20"; do
-			(ulimit -v 1048576 2>/dev/null; timeout 20 "$gtr" $c "$tmp/cut") >/dev/null 2>"$tmp/err"
+			($lim 2>/dev/null; timeout 20 "$gtr" $c "$tmp/cut") >/dev/null 2>"$tmp/err"
 			st=$?
 			if [ $st -gt 1 ] || { [ $st -eq 1 ] && { [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q 'at byte [0-9]' "$tmp/err"; }; }; then
 				bad "$name cut at $cut: $c: status $st [$(head -c 200 "$tmp/err")]"
@@ -123,7 +131,7 @@ for f in "$ann26" "$ann21" "$gc19"; do
 		done
 		for c in tasks regions mmu "goroutine 20"; do
 			for mode in "" --lenient; do
-				(ulimit -v 1048576 2>/dev/null; timeout 20 "$gtr" $c $mode "$tmp/flip") >/dev/null 2>"$tmp/err"
+				($lim 2>/dev/null; timeout 20 "$gtr" $c $mode "$tmp/flip") >/dev/null 2>"$tmp/err"
 				st=$?
 				if [ $st -gt 1 ] || { [ $st -eq 1 ] && [ -z "$mode" ] && [ "$(wc -l <"$tmp/err")" -ne 1 ]; }; then
 					bad "$name seed $seed: $c $mode: status $st [$(head -c 200 "$tmp/err")]"
