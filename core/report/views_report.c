@@ -1,6 +1,7 @@
 /* core/report/views_report.c: tasks, regions, MMU and one goroutine, as text and JSON. */
 #include "core/report/views_report.h"
 #include "core/report/report.h"
+#include "io/name.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -63,10 +64,12 @@ static void text_stack(const gtr_trace *t, gtr_out *o, uint32_t table, uint64_t 
 	}
 	for (size_t i = 0; i < n && (!depth || i < depth); i++) {
 		gtr_out_str(o, indent);
-		if (f[i].func.n)
-			gtr_out_printf(o, "%.*s %.*s:%llu\n", (int)f[i].func.n, f[i].func.p,
-				       (int)f[i].file.n, f[i].file.p, (unsigned long long)f[i].line);
-		else
+		if (f[i].func.n) {
+			gtr_out_name(o, f[i].func.p, f[i].func.n);
+			gtr_out_char(o, ' ');
+			gtr_out_name(o, f[i].file.p, f[i].file.n);
+			gtr_out_printf(o, ":%llu\n", (unsigned long long)f[i].line);
+		} else
 			gtr_out_printf(o, "0x%llx\n", (unsigned long long)f[i].pc);
 	}
 	if (depth && n > depth) {
@@ -115,7 +118,10 @@ static void text_header(const gtr_trace *t, gtr_out *o, const char *cmd, const c
 			uint64_t end_ns)
 {
 	const gtr_trace_info *in = gtr_trace_get_info(t);
-	gtr_out_printf(o, "gtr %s: %s\n", cmd, file ? file : "");
+	gtr_out_printf(o, "gtr %s: ", cmd);
+	if (file)
+		gtr_out_name(o, file, strlen(file));
+	gtr_out_char(o, '\n');
 	gtr_out_printf(o, "  trace       go 1.%d (%s format), ", in->version, family_name(t));
 	gtr_out_dur(o, end_ns);
 	gtr_out_char(o, '\n');
@@ -673,9 +679,11 @@ int gtr_report_goroutine(const gtr_trace *t, const gtr_goroutine *g, const gtr_v
 		return 0;
 	}
 	gtr_out_printf(o, "\nG%lld", (long long)g->id);
-	if (g->start_stack)
-		gtr_out_printf(o, " %.*s", (int)top_func(t, g->create_table, g->start_stack).n,
-			       top_func(t, g->create_table, g->start_stack).p);
+	if (g->start_stack) {
+		gtr_str fn = top_func(t, g->create_table, g->start_stack);
+		gtr_out_char(o, ' ');
+		gtr_out_name(o, fn.p, fn.n);
+	}
 	gtr_out_char(o, '\n');
 	if (g->created_ns >= 0) {
 		gtr_out_str(o, "  created     at ");
@@ -731,7 +739,7 @@ int gtr_report_goroutine(const gtr_trace *t, const gtr_goroutine *g, const gtr_v
 			if (b->state == GTR_GS_SYSCALL)
 				gtr_out_str(o, "syscall");
 			else if (b->reason.n)
-				gtr_out_printf(o, "%.*s", (int)b->reason.n, b->reason.p);
+				gtr_out_name(o, b->reason.p, b->reason.n);
 			else
 				gtr_out_str(o, "blocked (no reason given)");
 			gtr_out_str(o, ", longest ");
