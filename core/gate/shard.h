@@ -74,7 +74,11 @@ void gtr_shard_list_of(const gtr_check_input *in, size_t n, gtr_shard_list *l);
 
 /*
  * Keeps the inputs of shard s, in their order, at the front of in[] and
- * frees the others; *n becomes their count (possibly 0).
+ * frees the others; *n becomes their count (possibly 0). The share goes
+ * by each input's name, the key the baseline matches it by; should one
+ * case ever be made of several inputs, they must share the key hashed
+ * here, so that a case is measured whole on one shard. (The merge would
+ * still be right without that, as it judges only once every part is in.)
  */
 void gtr_shard_select(gtr_check_input *in, size_t *n, gtr_shard s);
 
