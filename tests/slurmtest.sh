@@ -150,11 +150,12 @@ base=$tmp/base.json
 cp "$tmp/corpus/greedy-coarse-go1.26.trace" "$tmp/corpus/greedy-fine-go1.26.trace" 2>/dev/null
 echo "not a trace" >"$tmp/corpus/junk.trace"
 n=$(ls "$tmp/corpus" | wc -l)
-"$gtr" check --baseline "$base" -j 1 "$tmp/corpus" --report-json "$tmp/one.json" --junit "$tmp/one.xml" \
+gate=(--threshold max_slice=20) # gated on even with one run a side
+"$gtr" check --baseline "$base" "${gate[@]}" -j 1 "$tmp/corpus" --report-json "$tmp/one.json" --junit "$tmp/one.xml" \
 	--jsonl "$tmp/one.jsonl" >"$tmp/one.txt" 2>/dev/null
 one_st=$?
 cp "$base" "$tmp/base-one.json"
-"$gtr" check --baseline "$tmp/base-one.json" --update-baseline -j 1 "$tmp/corpus" >/dev/null 2>&1
+"$gtr" check --baseline "$tmp/base-one.json" "${gate[@]}" --update-baseline -j 1 "$tmp/corpus" >/dev/null 2>&1
 
 # The array: three tasks, each its shard by SLURM_ARRAY_TASK_ID/COUNT.
 cd "$tmp" || exit 1
@@ -185,7 +186,7 @@ for k in 0 1 2; do
 done
 
 # The merge is the unsharded run.
-"$gtr" check --merge "$tmp/parts/"part-*.json --baseline "$base" --report-json "$tmp/m.json" \
+"$gtr" check --merge "$tmp/parts/"part-*.json --baseline "$base" "${gate[@]}" --report-json "$tmp/m.json" \
 	--junit "$tmp/m.xml" --jsonl "$tmp/m.jsonl" >"$tmp/m.txt" 2>"$tmp/m.err"
 m_st=$?
 if [ $m_st -eq $one_st ] && [ $m_st -eq 3 ]; then ok "merge: exit $m_st, as the unsharded run"; else bad "merge: exit $m_st, unsharded $one_st, want 3 ($(head -c 300 "$tmp/m.err"))"; fi
@@ -194,13 +195,13 @@ same "merge: the same JSON report" "$tmp/one.json" "$tmp/m.json"
 same "merge: the same JUnit report" "$tmp/one.xml" "$tmp/m.xml"
 same "merge: the same JSON Lines" "$tmp/one.jsonl" "$tmp/m.jsonl"
 cp "$base" "$tmp/base-merge.json"
-"$gtr" check --merge "$tmp/parts/"part-*.json --baseline "$tmp/base-merge.json" --update-baseline >/dev/null 2>&1
+"$gtr" check --merge "$tmp/parts/"part-*.json --baseline "$tmp/base-merge.json" "${gate[@]}" --update-baseline >/dev/null 2>&1
 if cmp -s "$tmp/base-one.json" "$tmp/base-merge.json"; then
 	ok "merge --update-baseline: the same baseline, byte for byte"
 else
 	bad "merge --update-baseline: $(cmp "$tmp/base-one.json" "$tmp/base-merge.json")"
 fi
-grep -q "^$n traces: .* 1 regressed, 1 error," "$tmp/m.txt" && ok "the merged verdict: $(tail -n 1 "$tmp/m.txt")" ||
+grep -Eq "^$n (traces|cases): .* 1 regressed, 1 error," "$tmp/m.txt" && ok "the merged verdict: $(tail -n 1 "$tmp/m.txt")" ||
 	bad "merged summary: $(tail -n 1 "$tmp/m.txt")"
 
 cd / || exit 1

@@ -340,7 +340,7 @@ int gtr_part_read(const char *text, size_t len, gtr_part **out, gtr_error *err)
 	const char *schema = gtr_json_string(gtr_json_get(root, "schema"));
 	const gtr_json *traces = gtr_json_get(root, "traces");
 	if (!schema || strcmp(schema, PART_SCHEMA) != 0 || !traces || traces->type != GTR_JSON_ARR) {
-		int report = schema && strcmp(schema, "gtr.check.v1") == 0;
+		int report = schema && strncmp(schema, "gtr.check.v", 11) == 0;
 		gtr_json_free(root);
 		return gtr_error_set(err, GTR_E_CORRUPT, 0, "not a part of a sharded check (want schema "
 				     PART_SCHEMA " with a traces array)%s",
