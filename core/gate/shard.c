@@ -1,6 +1,7 @@
 /* core/gate/shard.c: the share of a shard, part files, and their merge. */
 #include "core/gate/shard.h"
 #include "core/report/report.h"
+#include "io/name.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -296,11 +297,17 @@ static int read_row(const gtr_json *t, size_t i, const gtr_part_info *info, row 
 		return gtr_error_set(err, GTR_E_CORRUPT, 0, "traces[%zu]: want a name and a path", i);
 	if (!(r->in.name = strdup(name)) || !(r->in.path = strdup(path)))
 		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	/* Written with io/name.h's escape, as every name gtr writes: the bytes back. */
+	gtr_name_unescape(r->in.name);
+	gtr_name_unescape(r->in.path);
+	name = r->in.name;
 	if (!get_num(t, "seconds", &res->seconds) || !get_text(t, "error", res->error, sizeof res->error) ||
 	    !get_text(t, "warning", res->warning, sizeof res->warning))
 		return gtr_error_set(err, GTR_E_CORRUPT, 0,
 				     "traces[%zu] (%.80s): want seconds, and error and warning as text or null",
 				     i, name);
+	gtr_name_unescape(res->error);
+	gtr_name_unescape(res->warning);
 	unsigned home = gtr_shard_of(name, info->shard.count);
 	if (home != info->shard.index)
 		return gtr_error_set(err, GTR_E_CORRUPT, 0,
