@@ -19,7 +19,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit difftest clitest viewstest deps go corpora bench asan ubsan tsan sanitize fuzz help clean slurm-test
+.PHONY: all run test unit difftest clitest viewstest deps go corpora bench arm64-test asan ubsan tsan sanitize fuzz help clean slurm-test
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
@@ -85,6 +85,12 @@ bench: deps go ## throughput and memory on big generated traces, against go tool
 	@$(MAKE) --no-print-directory all $(BENCH_BIN)
 	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) bench/run.sh
 
+# arm64: the library and the unit tests cross-compiled (gcc-aarch64-linux-gnu,
+# Debian's multiarch libraries), run under qemu-user; exit 77 when qemu
+# cannot run here. ARM64_QUICK=1 runs the kernel tests only.
+arm64-test: ## build for arm64, run the unit tests under qemu-user (ARM64_QUICK=1: kernels only)
+	@tests/arm64.sh
+
 corpora: go ## run the corpus programs under every Go toolchain, writing corpora/traces
 	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)
 	corpora/check-traces.sh $(GO_DIR) corpora/traces
@@ -126,7 +132,7 @@ fuzz: ## run each fuzz target for FUZZ_SECONDS (default 60; clang and libFuzzer 
 	@GO_DIR=$(GO_DIR) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 help: ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
 clean: ## remove build outputs
-	rm -rf build build-asan build-ubsan build-tsan build-sanitize build-fuzz
+	rm -rf build build-asan build-ubsan build-tsan build-sanitize build-fuzz build-arm64

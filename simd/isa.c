@@ -1,5 +1,6 @@
 /* simd/isa.c: CPU feature detection and kernel dispatch. */
 #include "isa.h"
+#include "uvarint_neon.h"
 #include "uvarint_x86.h"
 
 #include <string.h>
@@ -42,6 +43,11 @@ gtr_isa gtr_isa_detect(void)
 		return GTR_ISA_AVX2;
 	return GTR_ISA_SSE4;
 }
+#elif defined(__aarch64__)
+gtr_isa gtr_isa_detect(void)
+{
+	return GTR_ISA_NEON; /* part of every AArch64 CPU */
+}
 #else
 gtr_isa gtr_isa_detect(void)
 {
@@ -49,7 +55,16 @@ gtr_isa gtr_isa_detect(void)
 }
 #endif
 
-static const char *const isa_names[GTR_ISA_COUNT] = {"scalar", "sse4", "avx2", "avx512"};
+static const char *const isa_names[GTR_ISA_COUNT] = {"scalar", "sse4", "avx2", "avx512", "neon"};
+
+/* Whether this machine runs `isa`, its best being `best`: scalar always;
+ * an x86 one up to the best (each x86 ISA takes in the ones before). */
+static int runs(gtr_isa isa, gtr_isa best)
+{
+	if (isa == GTR_ISA_SCALAR || isa == best)
+		return 1;
+	return isa < GTR_ISA_NEON && best < GTR_ISA_NEON && isa < best;
+}
 
 const char *gtr_isa_name(gtr_isa isa)
 {
@@ -68,7 +83,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 				found = 1;
 			}
 		}
-		if (!found || want > best)
+		if (!found || !runs(want, best))
 			return -1;
 	}
 	k->isa = want;
@@ -88,6 +103,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_n = gtr_uvarint_decode32_n_sse4;
 		k->lut64_u32 = gtr_lut64_u32_sse4;
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_sse4;
+		k->record_lens = gtr_record_lens_sse4;
 		k->uvarint_marks = gtr_uvarint_marks_sse4;
 		k->uvarint_walk = gtr_uvarint_walk_sse4;
 		break;
@@ -97,6 +113,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_n = gtr_uvarint_decode32_n_avx2;
 		k->lut64_u32 = gtr_lut64_u32_avx2;
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_avx2;
+		k->record_lens = gtr_record_lens_avx2;
 		k->uvarint_marks = gtr_uvarint_marks_avx2;
 		k->uvarint_walk = gtr_uvarint_walk_avx2;
 		break;
@@ -113,8 +130,14 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	default:
 		break;
 	}
-#else
-	k->isa = GTR_ISA_SCALAR; /* detect never offers more here */
+#endif
+#ifdef GTR_HAVE_NEON_KERNELS
+	if (want == GTR_ISA_NEON) {
+		k->lut64_u32 = gtr_lut64_u32_neon;
+		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_neon;
+		k->record_lens = gtr_record_lens_neon;
+		k->uvarint_marks = gtr_uvarint_marks_neon;
+	}
 #endif
 	return 0;
 }

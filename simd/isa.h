@@ -2,9 +2,10 @@
  * simd/isa.h: the table of kernels, chosen once at start-up.
  *
  * The choice lives in a gtr_kernels value that the caller owns and
- * passes down; there is no global. GTR_ISA=scalar|sse4|avx2|avx512
+ * passes down; there is no global. GTR_ISA=scalar|sse4|avx2|avx512|neon
  * forces a path (for tests and benchmarks); a forced path the CPU
- * cannot run is refused rather than silently replaced.
+ * cannot run is refused rather than silently replaced. The x86 ISAs are
+ * in order, each a superset of the one before; neon is arm64's.
  */
 #ifndef GTR_SIMD_ISA_H
 #define GTR_SIMD_ISA_H
@@ -16,6 +17,7 @@ typedef enum gtr_isa {
 	GTR_ISA_SSE4,
 	GTR_ISA_AVX2,
 	GTR_ISA_AVX512,
+	GTR_ISA_NEON,
 	GTR_ISA_COUNT
 } gtr_isa;
 
@@ -40,6 +42,7 @@ const char *gtr_isa_name(gtr_isa isa);
  *   avx2    AVX2, BMI1 and BMI2, with YMM state saved by the OS
  *   avx512  AVX-512 F, BW, VBMI, VBMI2, BITALG and VPOPCNTDQ, BMI1 and BMI2, with ZMM state
  *           saved by the OS
+ *   neon    every arm64 CPU
  */
 gtr_isa gtr_isa_detect(void);
 

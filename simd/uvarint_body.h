@@ -178,6 +178,64 @@ ISA_TARGET ptrdiff_t KERNEL(decode32_n)(const uint8_t *p, const uint8_t *end, ui
 	return PER_ISA(decode32_blocks)(p, end, out, n);
 }
 
+#ifdef ISA_SHORT32
+/*
+ * decode32_lut in one pass, for the ISAs that decode 32-bit lanes of 4
+ * bytes (decode_short32_ISA: varints of at most 4 bytes, starting at
+ * byte 60 at most): a block whose varints all take 4 bytes or fewer is
+ * decoded that way, one with a longer one by decode_block32, and one
+ * with a varint of 9 bytes or more up to it, that one by the reference.
+ * The table lookups come after, over all the values at once.
+ */
+ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
+					  const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used)
+{
+	const uint8_t *q = p;
+	size_t n = 0;
+	while (end - q >= GTR_PAD && q < lim) {
+		const uint64_t c = PER_ISA(cont64)(q);
+		const uint64_t t = ~c & below((unsigned)(lim - q < 61 ? lim - q : 61));
+		if (t == 0)
+			break; /* nothing ends before lim or byte 61 here: the reference says */
+		unsigned span = 64 - (unsigned)__builtin_clzll(t);
+		size_t take = (size_t)__builtin_popcountll(t);
+		const uint64_t bad = runs8(c) & below(span);
+		if (bad) {
+			/* A varint of 9 bytes or more: the block takes those
+			 * before it, the reference that one (it ends before
+			 * lim, at the first end in t). */
+			take = (size_t)__builtin_popcountll(t & below((unsigned)__builtin_ctzll(bad)));
+			if (take == 0) {
+				size_t u;
+				ptrdiff_t r = gtr_uvarint_decode32_lut_scalar(q, q + __builtin_ctzll(t) + 1, end, lut,
+									     out + n, steps + n, &u);
+				if (r < 0)
+					return r;
+				n += (size_t)r;
+				q += u;
+				continue;
+			}
+			span = PER_ISA(select)(t, take) + 1;
+		}
+		/* Four continuation bytes in a row: a varint of 5 bytes or more. */
+		const uint64_t c2 = c & (c >> 1);
+		if (c2 & (c2 >> 2) & below(span))
+			PER_ISA(decode_block32)(q, t, take, out + n);
+		else
+			PER_ISA(decode_short32)(q, t, take, out + n);
+		n += take;
+		q += span;
+	}
+	size_t u;
+	ptrdiff_t r = gtr_uvarint_decode32_lut_scalar(q, lim, end, lut, out + n, steps + n, &u);
+	if (r < 0)
+		return r;
+	PER_ISA(gtr_lut64_u32)(out, n, lut, steps);
+	*used = (size_t)(q - p) + u;
+	return (ptrdiff_t)n + r;
+}
+#endif
+
 #ifndef ISA_OWN32
 ISA_TARGET void PER_ISA(gtr_lut64_u32)(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
 {
@@ -190,6 +248,7 @@ ISA_TARGET void PER_ISA(gtr_lut64_u32)(const uint32_t *v, size_t n, const uint8_
 	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);
 }
 
+#ifndef ISA_SHORT32
 /* decode32_lut: the varints ending before lim counted a block at a time,
  * then decode32_n and lut64 over them. */
 ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
@@ -210,6 +269,7 @@ ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, 
 	*used = (size_t)r;
 	return (ptrdiff_t)cnt;
 }
+#endif
 #endif
 
 ISA_TARGET size_t KERNEL(marks)(const uint8_t *p, const uint8_t *end, uint64_t *bits)

@@ -189,6 +189,58 @@ static inline uint32_t narrow32(uint64_t v)
 	return v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
 }
 
+/* The 7-bit groups of each 32-bit lane up to its first byte below 0x80
+ * (every lane has one), as one value: keep those bytes, then two
+ * multiply-adds as in SQUEEZE. */
+#define SQUEEZE32(T, V, and, xor, sub, maddubs, madd, set1_32, set1_16)                      \
+	do {                                                                               \
+		T y_ = and(set1_32(INT32_MIN | 0x00808080), xor((V), set1_32(-1)));        \
+		(V) = and(and((V), set1_32(0x7f7f7f7f)), xor(y_, sub(y_, set1_32(1))));      \
+		(V) = madd(maddubs(set1_16((short)0x8001), (V)), set1_32(0x40000001));       \
+	} while (0)
+
+/* The start of each varint of a block whose ends are t, the first `take`
+ * of them, and zeros up to a multiple of 8. */
+static inline unsigned starts8(uint64_t t, size_t take, uint32_t *st)
+{
+	unsigned s = 0;
+	size_t j = 0;
+	for (; j < take; j++) {
+		st[j] = s;
+		s = (unsigned)__builtin_ctzll(t) + 1;
+		t &= t - 1;
+	}
+	for (; j % 8; j++)
+		st[j] = 0;
+	return s;
+}
+
+/* decode_block32 for varints of 4 bytes or fewer that start at byte 60
+ * at most: four to a vector, one 4-byte load each. */
+static inline TARGET_SSE4 void decode_short32_sse4(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
+{
+	uint32_t st[72];
+	starts8(t, take, st);
+	size_t j = 0;
+	for (; j < take; j += 4) {
+		uint32_t a, b, c, d;
+		memcpy(&a, q + st[j], 4);
+		memcpy(&b, q + st[j + 1], 4);
+		memcpy(&c, q + st[j + 2], 4);
+		memcpy(&d, q + st[j + 3], 4);
+		__m128i x = _mm_set_epi32((int)d, (int)c, (int)b, (int)a);
+		SQUEEZE32(__m128i, x, _mm_and_si128, _mm_xor_si128, _mm_sub_epi32, _mm_maddubs_epi16, _mm_madd_epi16,
+			  _mm_set1_epi32, _mm_set1_epi16);
+		if (take - j >= 4) {
+			_mm_storeu_si128((__m128i *)(out + j), x);
+		} else {
+			uint32_t v[4];
+			_mm_storeu_si128((__m128i *)v, x);
+			memcpy(out + j, v, (take - j) * sizeof *v);
+		}
+	}
+}
+
 static inline TARGET_SSE4 unsigned select16_sse4(uint32_t m, unsigned n)
 {
 	return select16_clear(m, n);
@@ -204,11 +256,19 @@ static inline TARGET_SSE4 unsigned select8_sse4(uint64_t x, unsigned n)
 	return select8_clear(x, n);
 }
 
+#define LENS_ISA sse4
+#define LENS_TARGET TARGET_SSE4
+#include "lens_block.h"
+#undef LENS_ISA
+#undef LENS_TARGET
+
 #define ISA sse4
 #define ISA_TARGET TARGET_SSE4
 #define ISA_WINDOW WINDOW_56
 #define ISA_WINDOW32 WINDOW_56
+#define ISA_SHORT32
 #include "uvarint_body.h"
+#undef ISA_SHORT32
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW
@@ -269,6 +329,27 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
 	_mm256_maskstore_epi64((long long *)(out + j), keep, squeeze_avx2(x));
 }
 
+/* decode_block32 for varints of 4 bytes or fewer that start at byte 60
+ * at most: eight to a vector, one 4-byte load each. */
+static inline TARGET_AVX2 void decode_short32_avx2(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
+{
+	uint32_t st[72];
+	starts8(t, take, st);
+	for (size_t j = 0; j < take; j += 8) {
+		__m256i x = _mm256_i32gather_epi32((const int *)(const void *)q,
+						   _mm256_loadu_si256((const __m256i *)(st + j)), 1);
+		SQUEEZE32(__m256i, x, _mm256_and_si256, _mm256_xor_si256, _mm256_sub_epi32, _mm256_maddubs_epi16,
+			  _mm256_madd_epi16, _mm256_set1_epi32, _mm256_set1_epi16);
+		if (take - j >= 8) {
+			_mm256_storeu_si256((__m256i *)(out + j), x);
+		} else {
+			__m256i keep = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(take - j)),
+							  _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0));
+			_mm256_maskstore_epi32((int *)(out + j), keep, x);
+		}
+	}
+}
+
 static inline TARGET_AVX2 unsigned select16_avx2(uint32_t m, unsigned n)
 {
 	return select16_clear(m, n); /* no pdep, as in select_avx2 */
@@ -284,11 +365,19 @@ static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
 	return select8_clear(x, n);
 }
 
+#define LENS_ISA avx2
+#define LENS_TARGET TARGET_AVX2
+#include "lens_block.h"
+#undef LENS_ISA
+#undef LENS_TARGET
+
 #define ISA avx2
 #define ISA_TARGET TARGET_AVX2
 #define ISA_WINDOW WINDOW_56
 #define ISA_WINDOW32 WINDOW_56
+#define ISA_SHORT32
 #include "uvarint_body.h"
+#undef ISA_SHORT32
 #undef ISA
 #undef ISA_TARGET
 #undef ISA_WINDOW

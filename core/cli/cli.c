@@ -70,7 +70,7 @@ static const char usage_main[] =
 	"                   always, never\n"
 	"  --version        gtr's version and the trace versions it reads\n"
 	"\n"
-	"environment: GTR_ISA=scalar|sse4|avx2|avx512 forces the SIMD kernels;\n"
+	"environment: GTR_ISA=scalar|sse4|avx2|avx512|neon forces the SIMD kernels;\n"
 	"GTR_IO_URING_DISABLE=1 acts as if io_uring were refused (to test the\n"
 	"fallback); GTR_SCAN_WALK=generic makes greedy's parallel path read events\n"
 	"with its generic walk (to test the fast one); GTR_INDEX_SPLIT=BYTES splits\n"
