@@ -74,7 +74,7 @@ viewstest: deps go all ## tasks, regions, mmu, goroutine against internal/trace 
 		corpora/traces/*.trace tests/data/*.trace $(GO_DIR)/go-1.15/src/internal/trace/testdata/*_good \
 		$(GO_DIR)/go-1.27/src/internal/trace/internal/tracev1/testdata/*_good
 
-BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels
+BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels $(BUILD)/bench/floor
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libgtr.a
 	@mkdir -p $(dir $@)

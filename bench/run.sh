@@ -11,7 +11,9 @@
 #    A trace made for the same size is reused (its .meta file says which);
 #    BENCH_REGEN=1 makes them again.
 # 2. Times the uvarint kernels (bench/kernels.c).
-# 3. On each trace, for each ISA the CPU runs and each -j: gtr greedy,
+# 3. On each trace: the floor (bench/floor.c, one plain pass over the
+#    mapped file on every CPU) for each ISA; then for each ISA the CPU
+#    runs and each -j: gtr greedy (also as a fraction of the floor),
 #    gtr footprint and gtr dump > /dev/null, best of BENCH_RUNS (5) runs;
 #    gtr stats on the best ISA alone (it reads events in time order, where
 #    the ISA changes little, and takes the longest).
@@ -49,16 +51,17 @@ die() {
 }
 note() { echo "# $*"; }
 
-for b in gtr bench/measure bench/kernels; do
+for b in gtr bench/measure bench/kernels bench/floor; do
 	[ -x "$root/$BUILD/$b" ] || die "build first: make bench"
 done
 mkdir -p "$cache/bin"
 # Private copies: a rebuild of the tree during a long run must not swap
 # the binary under the benchmark.
-cp -f "$root/$BUILD/gtr" "$root/$BUILD/bench/measure" "$root/$BUILD/bench/kernels" "$cache/bin/"
+cp -f "$root/$BUILD/gtr" "$root/$BUILD/bench/measure" "$root/$BUILD/bench/kernels" "$root/$BUILD/bench/floor" "$cache/bin/"
 gtr=$cache/bin/gtr
 measure=$cache/bin/measure
 kernels=$cache/bin/kernels
+floor=$cache/bin/floor
 log=$cache/results-$(date +%Y%m%d-%H%M%S).txt
 exec > >(tee "$log")
 
@@ -151,7 +154,7 @@ note "uvarint kernels on synthetic streams (bench/kernels.c)"
 
 # ---- what this gtr and this CPU can do ------------------------------------
 isas=()
-for isa in ${BENCH_ISAS:-scalar sse4 avx2 avx512}; do
+for isa in ${BENCH_ISAS:-scalar sse4 avx2 avx512 neon}; do
 	if GTR_ISA=$isa "$gtr" footprint "$small" >"$sink" 2>&1; then
 		isas+=("$isa")
 	else
@@ -207,7 +210,7 @@ row() {
 	}'
 }
 
-declare -A gtr_s gtr_anon gtr_j1
+declare -A gtr_s gtr_anon gtr_j1 floor_s
 go_version=1.26
 gotrace=$cache/bin/trace-go$go_version
 if [ "${BENCH_SKIP_GO:-0}" != 1 ] && [ ! -x "$gotrace" ]; then
@@ -222,6 +225,15 @@ for t in $TRACES; do
 	events=$("$gtr" footprint "$f" | awk 'NR > 2 { n += $4 } END { print n + 0 }')
 	note "$t: $bytes bytes, $events events ($f)"
 	echo "trace input=$t bytes=$bytes events=$events"
+	# The floor: one plain pass over the mapped file on every CPU
+	# (bench/floor.c), on each ISA; greedy is given as a fraction of the
+	# best ISA's.
+	for isa in "${isas[@]}"; do
+		r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$floor" -j "$(nproc)" "$f") ||
+			die "floor failed on $t: $r"
+		row floor "$t" floor "$isa" "$(nproc)" "$bytes" "$events" "$r"
+		[ "$isa" = "$best_isa" ] && floor_s[$t]=$(kv "$r" seconds)
+	done
 	for cmd in $CMDS; do
 		for isa in "${isas[@]}"; do
 			[ "$cmd" = stats ] && [ "$isa" != "$best_isa" ] && continue
@@ -231,6 +243,13 @@ for t in $TRACES; do
 				r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$gtr" "$cmd" "${jarg[@]}" "$f") ||
 					die "gtr $cmd failed on $t: $r"
 				row bench "$t" "$cmd" "$isa" "${j/-/1}" "$bytes" "$events" "$r"
+				if [ "$cmd" = greedy ] && [ -n "${floor_s[$t]:-}" ]; then
+					awk -v input="$t" -v isa="$isa" -v j="${j/-/1}" -v bytes="$bytes" -v s="$(kv "$r" seconds)" \
+						-v fs="${floor_s[$t]}" -v fisa="$best_isa" 'BEGIN {
+						printf "of_floor input=%s cmd=greedy isa=%s j=%s GB/s=%.3f floor_isa=%s floor_GB/s=%.3f fraction=%.1f%%\n",
+							input, isa, j, bytes / s / 1e9, fisa, bytes / fs / 1e9, 100 * fs / s
+					}'
+				fi
 				[ "$isa" = "$best_isa" ] || continue
 				s=$(kv "$r" seconds)
 				# Against Go: gtr's fastest -j on the best ISA.

@@ -94,6 +94,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 	k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_scalar;
 	k->record_lens = gtr_record_lens_scalar;
 	k->uvarint_marks = gtr_uvarint_marks_scalar;
+	k->uvarint_count = gtr_uvarint_count_scalar;
 	k->uvarint_walk = gtr_uvarint_walk_scalar;
 #ifdef GTR_HAVE_X86_KERNELS
 	switch (want) {
@@ -105,6 +106,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_sse4;
 		k->record_lens = gtr_record_lens_sse4;
 		k->uvarint_marks = gtr_uvarint_marks_sse4;
+		k->uvarint_count = gtr_uvarint_count_sse4;
 		k->uvarint_walk = gtr_uvarint_walk_sse4;
 		break;
 	case GTR_ISA_AVX2:
@@ -115,6 +117,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_avx2;
 		k->record_lens = gtr_record_lens_avx2;
 		k->uvarint_marks = gtr_uvarint_marks_avx2;
+		k->uvarint_count = gtr_uvarint_count_avx2;
 		k->uvarint_walk = gtr_uvarint_walk_avx2;
 		break;
 	case GTR_ISA_AVX512:
@@ -125,6 +128,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_avx512;
 		k->record_lens = gtr_record_lens_avx512;
 		k->uvarint_marks = gtr_uvarint_marks_avx512;
+		k->uvarint_count = gtr_uvarint_count_avx512;
 		k->uvarint_walk = gtr_uvarint_walk_avx512;
 		break;
 	default:
@@ -137,6 +141,7 @@ int gtr_kernels_init(gtr_kernels *k, const char *force)
 		k->uvarint_decode32_lut = gtr_uvarint_decode32_lut_neon;
 		k->record_lens = gtr_record_lens_neon;
 		k->uvarint_marks = gtr_uvarint_marks_neon;
+		k->uvarint_count = gtr_uvarint_count_neon;
 	}
 #endif
 	return 0;

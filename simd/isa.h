@@ -30,6 +30,7 @@ typedef struct gtr_kernels {
 	gtr_uvarint_decode32_lut_fn uvarint_decode32_lut;
 	gtr_record_lens_fn record_lens;
 	gtr_uvarint_marks_fn uvarint_marks;
+	gtr_uvarint_count_fn uvarint_count;
 	gtr_uvarint_walk_fn uvarint_walk;
 } gtr_kernels;
 

@@ -89,6 +89,14 @@ size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *
 	return set;
 }
 
+size_t gtr_uvarint_count_scalar(const uint8_t *p, const uint8_t *end)
+{
+	size_t n = 0;
+	for (; p < end; p++)
+		n += *p < 0x80;
+	return n;
+}
+
 /* Decodes a value of at most 8 bytes that ends before `lim`; its length, or 0. */
 static unsigned short_value(const uint8_t *q, const uint8_t *lim, uint64_t *v)
 {

@@ -149,6 +149,13 @@ typedef void (*gtr_lut64_u32_fn)(const uint32_t *v, size_t n, const uint8_t lut[
 typedef size_t (*gtr_uvarint_marks_fn)(const uint8_t *p, const uint8_t *end, uint64_t *bits);
 
 /*
+ * The number of varint ends (bytes below 0x80) in [p, end): one plain
+ * pass over the bytes, the floor that the walks' throughput is measured
+ * against (bench/floor.c).
+ */
+typedef size_t (*gtr_uvarint_count_fn)(const uint8_t *p, const uint8_t *end);
+
+/*
  * A walk over tagged records, the skeleton of an index pass: a record is
  * a tag byte, then either nvals[tag] uvarints (1 to GTR_WALK_MAXVALS) or,
  * when nvals[tag] is GTR_WALK_LIST, a uvarint byte length and a list of
@@ -226,6 +233,7 @@ void gtr_lut64_u32_scalar(const uint32_t *v, size_t n, const uint8_t lut[64], ui
 ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
 					  const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_count_scalar(const uint8_t *p, const uint8_t *end);
 size_t gtr_uvarint_walk_scalar(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
 			       gtr_walk_sums *sums, size_t *nrec);
 void gtr_record_lens_scalar(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],

@@ -272,6 +272,14 @@ ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, 
 #endif
 #endif
 
+ISA_TARGET size_t KERNEL(count)(const uint8_t *p, const uint8_t *end)
+{
+	size_t len = (size_t)(end - p), i = 0, n = 0;
+	for (; len - i >= 64; i += 64)
+		n += (size_t)__builtin_popcountll(~PER_ISA(cont64)(p + i));
+	return n + gtr_uvarint_count_scalar(p + i, end);
+}
+
 ISA_TARGET size_t KERNEL(marks)(const uint8_t *p, const uint8_t *end, uint64_t *bits)
 {
 	size_t len = (size_t)(end - p), w = 0, set = 0;

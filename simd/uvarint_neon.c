@@ -4,7 +4,7 @@
  * NEON is part of every AArch64 CPU, so these need no detection. What
  * they vectorise is what the hot walks call on whole batches:
  *
- *  - marks and the block masks of the others: 64 continuation bits from
+ *  - marks, count and the block masks of the others: 64 continuation bits from
  *    four 16-byte compares, ANDed with each byte's bit and folded with
  *    three pairwise adds (NEON has no movemask);
  *  - record_lens: simd/lens_block.h over those masks;
@@ -53,6 +53,14 @@ size_t gtr_uvarint_marks_neon(const uint8_t *p, const uint8_t *end, uint64_t *bi
 	if (w * 64 < len)
 		set += gtr_uvarint_marks_scalar(p + w * 64, end, bits + w);
 	return set;
+}
+
+size_t gtr_uvarint_count_neon(const uint8_t *p, const uint8_t *end)
+{
+	size_t len = (size_t)(end - p), i = 0, n = 0;
+	for (; len - i >= 64; i += 64)
+		n += (size_t)__builtin_popcountll(~cont64_neon(p + i));
+	return n + gtr_uvarint_count_scalar(p + i, end);
 }
 
 #define LENS_ISA neon

@@ -12,6 +12,7 @@
 #define GTR_HAVE_NEON_KERNELS 1
 
 size_t gtr_uvarint_marks_neon(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_count_neon(const uint8_t *p, const uint8_t *end);
 void gtr_lut64_u32_neon(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out);
 ptrdiff_t gtr_uvarint_decode32_lut_neon(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
 					const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);

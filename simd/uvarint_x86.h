@@ -22,6 +22,7 @@ void gtr_lut64_u32_sse4(const uint32_t *v, size_t n, const uint8_t lut[64], uint
 ptrdiff_t gtr_uvarint_decode32_lut_sse4(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
 					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_sse4(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_count_sse4(const uint8_t *p, const uint8_t *end);
 void gtr_record_lens_sse4(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
 			  uint8_t *out);
 size_t gtr_uvarint_walk_sse4(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
@@ -35,6 +36,7 @@ void gtr_lut64_u32_avx2(const uint32_t *v, size_t n, const uint8_t lut[64], uint
 ptrdiff_t gtr_uvarint_decode32_lut_avx2(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
 					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_avx2(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_count_avx2(const uint8_t *p, const uint8_t *end);
 void gtr_record_lens_avx2(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
 			  uint8_t *out);
 size_t gtr_uvarint_walk_avx2(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],
@@ -48,6 +50,7 @@ void gtr_lut64_u32_avx512(const uint32_t *v, size_t n, const uint8_t lut[64], ui
 ptrdiff_t gtr_uvarint_decode32_lut_avx512(const uint8_t *p, const uint8_t *lim, const uint8_t *end,
 					 const uint8_t lut[64], uint32_t *out, uint8_t *steps, size_t *used);
 size_t gtr_uvarint_marks_avx512(const uint8_t *p, const uint8_t *end, uint64_t *bits);
+size_t gtr_uvarint_count_avx512(const uint8_t *p, const uint8_t *end);
 void gtr_record_lens_avx512(const uint8_t *p, size_t n, const uint8_t *end, const uint8_t nvals[256],
 			    uint8_t *out);
 size_t gtr_uvarint_walk_avx512(const uint8_t *p, const uint8_t *end, const uint8_t nvals[256],

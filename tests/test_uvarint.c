@@ -86,6 +86,15 @@ static void load_wide(void)
 
 enum { MAXN = 1200 };
 
+/* Varints in data[0..len): the n that makes every kernel read to the end. */
+static size_t count_ends(const uint8_t *p, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += p[i] < 0x80;
+	return n;
+}
+
 /*
  * Every kernel of every wide ISA on data[0..len) (n values) must return
  * what the scalar one returns, write the same prefix of out, and nothing
@@ -118,6 +127,8 @@ static void agree(const uint8_t *p, size_t len, size_t n)
 	size_t words = (len + 63) / 64;
 	memset(bwant, 0xa5, (words + 1) * sizeof *bwant);
 	size_t mk = gtr_uvarint_marks_scalar(p, end, bwant);
+	cr_assert_eq(gtr_uvarint_count_scalar(p, end), count_ends(p, len), "scalar count (len %zu)", len);
+	cr_assert_eq(mk, count_ends(p, len), "scalar marks (len %zu)", len);
 	for (size_t i = 0; i < nwide; i++) {
 		const gtr_kernels *k = &wide[i];
 		const char *isa = gtr_isa_name(k->isa);
@@ -139,17 +150,11 @@ static void agree(const uint8_t *p, size_t len, size_t n)
 		size_t m = k->uvarint_marks(p, end, bgot);
 		cr_assert_eq(m, mk, "%s marks: %zu, scalar %zu (len %zu)", isa, m, mk, len);
 		cr_assert_eq(memcmp(bgot, bwant, (words + 1) * sizeof *bgot), 0, "%s marks bits (len %zu)", isa, len);
+		size_t cn = k->uvarint_count(p, end);
+		cr_assert_eq(cn, mk, "%s count: %zu, scalar %zu (len %zu)", isa, cn, mk, len);
 	}
 }
 
-/* Varints in data[0..len): the n that makes every kernel read to the end. */
-static size_t count_ends(const uint8_t *p, size_t len)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += p[i] < 0x80;
-	return n;
-}
 
 /* A stream of `count` varints whose lengths follow `mix`; returns its length. */
 static size_t random_stream(uint8_t *out, size_t cap, size_t count, int mix)
