@@ -8,7 +8,9 @@
  *   kernel=decode_n isa=avx512 stream=trace per_call=4 bytes=... values=...
  *          seconds=... GB/s=... Mvalues/s=... speedup=...
  *
- * speedup is against the scalar reference on the same line's inputs.
+ * speedup is against the scalar reference on the same line's inputs
+ * (printed when it ran: `kernels [KERNEL...]` runs only the kernels
+ * named, GTR_ISA=NAME only that ISA).
  * The record walk of the v1 index (kernel=walk) runs over records
  * shaped like v1 events: a tag whose top two bits say its count of
  * values (1 to 4), then that many values of the stream's shape; its
@@ -134,6 +136,8 @@ static double run(const gtr_kernels *k, const char *kernel, const uint8_t *buf, 
 		double t0 = now();
 		if (strcmp(kernel, "marks") == 0) {
 			acc += k->uvarint_marks(buf, end, bits);
+		} else if (strcmp(kernel, "count") == 0) {
+			acc += k->uvarint_count(buf, end);
 		} else if (strcmp(kernel, "lut64") == 0) {
 			/* The decoded values (decode32 writes them here first), 2048 at a time. */
 			static const uint8_t lut[64] = {1, 2, 3, 4, 5, 6, 7};
@@ -205,7 +209,7 @@ static int wanted(int argc, char **argv, const char *kernel)
 int main(int argc, char **argv)
 {
 	static const char *const shapes[] = {"trace", "small", "wide"};
-	static const char *const kernels[] = {"skip", "decode_n", "decode32_n", "marks", "lut64", "decode32_lut"};
+	static const char *const kernels[] = {"skip", "decode_n", "decode32_n", "marks", "count", "lut64", "decode32_lut"};
 	static const size_t per_calls[] = {1, 4, 16, 0};
 	uint8_t *buf = malloc((size_t)STREAM_VALUES * 10);
 	uint64_t *out = malloc((size_t)STREAM_VALUES * sizeof *out);
@@ -235,8 +239,8 @@ int main(int argc, char **argv)
 		for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
 			if (!wanted(argc, argv, kernels[kk]))
 				continue;
-			int marks = strcmp(kernels[kk], "marks") == 0 || strcmp(kernels[kk], "lut64") == 0 ||
-				    strcmp(kernels[kk], "decode32_lut") == 0;
+			int marks = strcmp(kernels[kk], "marks") == 0 || strcmp(kernels[kk], "count") == 0 ||
+				    strcmp(kernels[kk], "lut64") == 0 || strcmp(kernels[kk], "decode32_lut") == 0;
 			for (size_t pc = 0; pc < sizeof per_calls / sizeof *per_calls; pc++) {
 				size_t per_call = per_calls[pc] ? per_calls[pc] : STREAM_VALUES;
 				if (marks && per_calls[pc])

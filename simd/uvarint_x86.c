@@ -199,36 +199,36 @@ static inline uint32_t narrow32(uint64_t v)
 		(V) = madd(maddubs(set1_16((short)0x8001), (V)), set1_32(0x40000001));       \
 	} while (0)
 
-/* The start of each varint of a block whose ends are t, the first `take`
- * of them, and zeros up to a multiple of 8. */
-static inline unsigned starts8(uint64_t t, size_t take, uint32_t *st)
+/*
+ * The start of the next varint of a block from its ends t, which loses
+ * its lowest bit: one past the lowest end. Past the last end (t == 0), 1:
+ * a lane with nothing to decode loads inside the block.
+ */
+#define NEXT_START(s, t)                                                               \
+	do {                                                                           \
+		(s) = ((unsigned)__builtin_ctzll((t) | UINT64_C(1) << 63) + 1) & 63;    \
+		(t) &= (t) - 1;                                                        \
+	} while (0)
+
+/* 4 bytes at q + s, as a lane. */
+static inline int load32(const uint8_t *q, unsigned s)
 {
-	unsigned s = 0;
-	size_t j = 0;
-	for (; j < take; j++) {
-		st[j] = s;
-		s = (unsigned)__builtin_ctzll(t) + 1;
-		t &= t - 1;
-	}
-	for (; j % 8; j++)
-		st[j] = 0;
-	return s;
+	uint32_t v;
+	memcpy(&v, q + s, 4);
+	return (int)v;
 }
 
 /* decode_block32 for varints of 4 bytes or fewer that start at byte 60
  * at most: four to a vector, one 4-byte load each. */
 static inline TARGET_SSE4 void decode_short32_sse4(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
 {
-	uint32_t st[72];
-	starts8(t, take, st);
-	size_t j = 0;
-	for (; j < take; j += 4) {
-		uint32_t a, b, c, d;
-		memcpy(&a, q + st[j], 4);
-		memcpy(&b, q + st[j + 1], 4);
-		memcpy(&c, q + st[j + 2], 4);
-		memcpy(&d, q + st[j + 3], 4);
-		__m128i x = _mm_set_epi32((int)d, (int)c, (int)b, (int)a);
+	unsigned s0 = 0, s1, s2, s3;
+	for (size_t j = 0; j < take; j += 4) {
+		NEXT_START(s1, t);
+		NEXT_START(s2, t);
+		NEXT_START(s3, t);
+		__m128i x = _mm_set_epi32(load32(q, s3), load32(q, s2), load32(q, s1), load32(q, s0));
+		NEXT_START(s0, t);
 		SQUEEZE32(__m128i, x, _mm_and_si128, _mm_xor_si128, _mm_sub_epi32, _mm_maddubs_epi16, _mm_madd_epi16,
 			  _mm_set1_epi32, _mm_set1_epi16);
 		if (take - j >= 4) {
@@ -333,11 +333,18 @@ static inline TARGET_AVX2 void decode_block_avx2(const uint8_t *q, uint64_t t, s
  * at most: eight to a vector, one 4-byte load each. */
 static inline TARGET_AVX2 void decode_short32_avx2(const uint8_t *q, uint64_t t, size_t take, uint32_t *out)
 {
-	uint32_t st[72];
-	starts8(t, take, st);
+	unsigned s0 = 0, s1, s2, s3, s4, s5, s6, s7;
 	for (size_t j = 0; j < take; j += 8) {
-		__m256i x = _mm256_i32gather_epi32((const int *)(const void *)q,
-						   _mm256_loadu_si256((const __m256i *)(st + j)), 1);
+		NEXT_START(s1, t);
+		NEXT_START(s2, t);
+		NEXT_START(s3, t);
+		NEXT_START(s4, t);
+		NEXT_START(s5, t);
+		NEXT_START(s6, t);
+		NEXT_START(s7, t);
+		__m256i x = _mm256_set_epi32(load32(q, s7), load32(q, s6), load32(q, s5), load32(q, s4), load32(q, s3),
+					     load32(q, s2), load32(q, s1), load32(q, s0));
+		NEXT_START(s0, t);
 		SQUEEZE32(__m256i, x, _mm256_and_si256, _mm256_xor_si256, _mm256_sub_epi32, _mm256_maddubs_epi16,
 			  _mm256_madd_epi16, _mm256_set1_epi32, _mm256_set1_epi16);
 		if (take - j >= 8) {
