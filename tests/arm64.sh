@@ -88,7 +88,24 @@ fi
 tests=(test_uvarint)
 if [ "$QUICK" != 1 ]; then
 	tests=()
-	for t in tests/test_*.c; do tests+=("$(basename "$t" .c)"); done
+	for t in tests/test_*.c; do
+		t=$(basename "$t" .c)
+		# qemu-user (7.2, Debian 12) emulates no io_uring and no SIGBUS
+		# from a mapping, which test_io requires of the machine; and
+		# test_malformed's thousands of prefixes outlast its per-test
+		# timeouts under emulation. Both run natively in make test.
+		case $t in
+		test_io)
+			say "test_io: not run (qemu-user has no io_uring)"
+			continue
+			;;
+		test_malformed)
+			say "test_malformed: not run (too slow under emulation for its timeouts)"
+			continue
+			;;
+		esac
+		tests+=("$t")
+	done
 fi
 make --no-print-directory -j2 CC=aarch64-linux-gnu-gcc BUILD="$BUILD" \
 	EXTRA_CFLAGS="-I$sysroot/usr/include -L$libdir -Wl,-rpath-link,$libdir" \
