@@ -11,7 +11,7 @@ WARN     := -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototype
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -pthread $(EXTRA_CFLAGS)
-LDLIBS   := -pthread -lxxhash -luring
+LDLIBS   := -pthread -lxxhash -luring -lz -lzstd
 
 LIB_SRC  := $(wildcard core/*/*.c io/*.c simd/*.c)
 LIB_SRC  := $(filter-out core/cli/main.c,$(LIB_SRC))
@@ -73,6 +73,10 @@ viewstest: deps go all ## tasks, regions, mmu, goroutine against internal/trace 
 	@GTR_VIEWS_FULL=1 GTR_ORACLE_DIR=$(CURDIR)/build/oracle tests/viewstest.sh $(BUILD)/gtr $(GO_DIR) \
 		corpora/traces/*.trace tests/data/*.trace $(GO_DIR)/go-1.15/src/internal/trace/testdata/*_good \
 		$(GO_DIR)/go-1.27/src/internal/trace/internal/tracev1/testdata/*_good
+
+pproftest: deps go all ## gtr pprof against go tool trace -pprof on every corpus trace
+	@tests/pproftest.sh $(BUILD)/gtr $(GO_DIR) corpora/traces/*.trace
+.PHONY: pproftest
 
 BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels $(BUILD)/bench/floor
 

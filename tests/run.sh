@@ -92,6 +92,13 @@ done
 export GTR_ORACLE_DIR=${GTR_ORACLE_DIR:-$PWD/build/oracle}
 tally viewstest tests/viewstest.sh "$gtr" "$GO_DIR" "${views[@]}"
 tally viewscli tests/viewscli.sh "$gtr"
+# pprof against go tool trace -pprof: the short form (make pproftest runs every corpus trace).
+pp=()
+for f in corpora/traces/syscalls-go1.*.trace corpora/traces/churn-go1.21.trace \
+	corpora/traces/churn-go1.26.trace corpora/traces/gcpressure-go1.23.trace; do
+	[ -e "$f" ] && pp+=("$f")
+done
+tally pproftest tests/pproftest.sh "$gtr" "$GO_DIR" "${pp[@]}"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()

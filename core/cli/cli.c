@@ -21,6 +21,8 @@
 #include "core/report/html_report.h"
 #include "core/analysis/timeline.h"
 #include "core/report/views_report.h"
+#include "core/analysis/pprof.h"
+#include "core/report/pprof_proto.h"
 #include "io/map.h"
 #include "io/meter.h"
 #include "io/out.h"
@@ -54,6 +56,9 @@ static const char usage_main[] =
 	"                   time GC took at each time scale (go tool trace's MMU)\n"
 	"  goroutine GOID FILE\n"
 	"                   one goroutine's life: states, transitions, slices, waits\n"
+	"  pprof --type=T FILE\n"
+	"                   a pprof profile of scheduler latency or blocking by stack\n"
+	"                   (go tool trace -pprof=TYPE), for go tool pprof\n"
 	"\n"
 	"Run 'gtr COMMAND --help' for a command's flags.\n"
 	"\n"
@@ -384,6 +389,31 @@ static const char usage_check[] =
 	"               or a report could not be read or written; 2 usage;\n"
 	"             3 a metric regressed past its threshold (even if some trace\n"
 	"               could not be read)\n";
+
+static const char usage_pprof[] =
+	"usage: gtr pprof --type=TYPE [-o FILE] FILE\n"
+	"\n"
+	"Writes a pprof profile (gzip-compressed profile.proto, as go tool trace\n"
+	"-pprof=TYPE writes) of the time goroutines lost, by stack, for go tool pprof,\n"
+	"speedscope or Pyroscope. Each sample has two values: contentions (intervals)\n"
+	"and delay (their summed length in ns).\n"
+	"\n"
+	"types:\n"
+	"  sched    scheduler latency: from runnable to running, charged to the stack\n"
+	"           that made the goroutine runnable (unblocked, created or preempted it)\n"
+	"  sync     blocked on channels, select, mutexes and other sync primitives\n"
+	"  net      blocked on the network\n"
+	"  syscall  in system calls (v1 traces: the syscalls that blocked)\n"
+	"v2 traces (Go 1.22 and later) are profiled as Go 1.26's go tool trace does,\n"
+	"v1 traces as Go 1.21's does.\n"
+	"\n"
+	"flags:\n"
+	"  --type=TYPE      sched, sync, net or syscall (required; Go's names io and\n"
+	"                   block are taken for net and sync)\n"
+	"  -o FILE          write the profile to FILE (default: standard output, which\n"
+	"                   must not be a terminal)\n"
+	"  --io=MODE        how to read FILE: mmap, uring or read\n"
+	"  --lenient        read what can be read of a damaged trace (see gtr dump --help)\n";
 
 static void say(const char *fmt, const char *a, const char *b)
 {
@@ -2038,6 +2068,114 @@ static int run_report(args *a)
 	return st;
 }
 
+/* gtr pprof: the profile of one trace, written as profile.proto.gz. */
+static int run_pprof(args *a)
+{
+	int have_kind = 0, lenient = 0;
+	gtr_pprof_kind kind = GTR_PPROF_SCHED;
+	gtr_io_mode io = GTR_IO_AUTO;
+	const char *path = NULL, *outp = NULL;
+	for (; a->i < a->argc; a->i++) {
+		const char *arg = a->argv[a->i], *val = NULL;
+		int m;
+		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+			fputs(usage_pprof, stdout);
+			return EXIT_OK;
+		}
+		if (strcmp(arg, "--lenient") == 0) {
+			lenient = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "--io", &val)) != 0) {
+			if (m < 0 || parse_io(val, &io) < 0) {
+				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		if ((m = flag_value(a, "--type", &val)) != 0) {
+			if (m < 0 || gtr_pprof_kind_parse(val, &kind) < 0) {
+				say("pprof: --type takes sched, sync, net or syscall%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			have_kind = 1;
+			continue;
+		}
+		if ((m = flag_value(a, "-o", &val)) != 0) {
+			if (m < 0 || !val[0]) {
+				say("pprof: -o takes a file name%s%s", "", "");
+				return EXIT_USAGE;
+			}
+			outp = val;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != 0) {
+			say("%s: unknown flag %s", a->cmd, arg);
+			fputs(usage_pprof, stderr);
+			return EXIT_USAGE;
+		}
+		if (path) {
+			say("%s: one trace file, please (got %s)", a->cmd, arg);
+			return EXIT_USAGE;
+		}
+		path = arg;
+	}
+	if (!have_kind) {
+		say("pprof: which profile? --type=sched, sync, net or syscall%s%s", "", "");
+		return EXIT_USAGE;
+	}
+	if (!path) {
+		say("%s: no trace file given%s", a->cmd, "");
+		fputs(usage_pprof, stderr);
+		return EXIT_USAGE;
+	}
+	if ((!outp || strcmp(outp, "-") == 0) && isatty(STDOUT_FILENO)) {
+		say("pprof: the profile is binary: give -o FILE or redirect standard output%s%s", "", "");
+		return EXIT_USAGE;
+	}
+	opened op;
+	int st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : GTR_OPEN_PARTIAL, 0);
+	if (st != EXIT_OK)
+		return st;
+	gtr_error err;
+	gtr_error_clear(&err);
+	gtr_pprof p;
+	progress_pass = "pprof";
+	int rc = gtr_pprof_compute(op.trace, kind, &p, &err);
+	if (rc < 0) {
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
+			err.msg[0] ? err.msg : gtr_strerror(err.code));
+		st = EXIT_ERR;
+	} else {
+		char tmp[4096];
+		int fd = open_output(outp ? outp : "-", tmp, sizeof tmp);
+		if (fd < 0) {
+			st = EXIT_ERR;
+		} else {
+			static gtr_out o;
+			gtr_out_init(&o, fd);
+			rc = gtr_pprof_write(op.trace, &p, &o, &err);
+			if (rc < 0) {
+				fprintf(stderr, "gtr: %s: %s\n", path, err.msg[0] ? err.msg : gtr_strerror(err.code));
+				st = EXIT_ERR;
+				if (tmp[0]) {
+					close(fd);
+					unlink(tmp);
+				}
+			} else {
+				st = close_output(&o, fd, outp ? outp : "-", tmp);
+			}
+		}
+	}
+	if (verbose && rc == 0)
+		fprintf(stderr, "gtr: pprof %s: %zu stacks, %llu intervals, %llu ns\n", gtr_pprof_kind_name(kind),
+			p.n, (unsigned long long)p.count, (unsigned long long)p.ns);
+	gtr_pprof_release(&p);
+	st = loss_status(path, op.trace, lenient, st);
+	close_trace(&op);
+	return st;
+}
+
 int gtr_cli_main(int argc, char **argv)
 {
 	/* -v is global: accepted anywhere, by every command. */
@@ -2109,6 +2247,8 @@ int gtr_cli_main(int argc, char **argv)
 		return run_views(&a, VIEW_MMU);
 	if (strcmp(cmd, "goroutine") == 0)
 		return run_views(&a, VIEW_GOROUTINE);
+	if (strcmp(cmd, "pprof") == 0)
+		return run_pprof(&a);
 	say("unknown command %s%s", cmd, "");
 	fputs(usage_main, stderr);
 	return EXIT_USAGE;
