@@ -1,5 +1,6 @@
 /* io/map.c: mmap for files; a memory file filled by io_uring or read(2) for streams. */
 #include "map.h"
+#include "unpack.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -657,6 +658,99 @@ static ssize_t read_head(int in, uint8_t *p, size_t n)
 	return (ssize_t)got;
 }
 
+/* ---- compressed input ------------------------------------------------- */
+
+static void tell_why(const gtr_map_opts *o, const gtr_unpack *u)
+{
+	if (o->why && o->whylen)
+		snprintf(o->why, o->whylen, "%s", gtr_unpack_why(u));
+}
+
+/*
+ * Decompresses into `fd`: first head[0..nh), then the rest of `in` (a
+ * stream, with read(2), or from offset nh of a regular file). *size: the
+ * bytes written; *packed: the compressed bytes read.
+ */
+static int unpack_fd(int in, int seekable, const uint8_t *head, size_t nh, gtr_pack kind, int fd,
+		     uint64_t cap, const gtr_map_opts *o, size_t *size, uint64_t *packed)
+{
+	enum { CHUNK = 1 << 20 };
+	gtr_unpack *u;
+	int rc = gtr_unpack_create(&u, kind, fd, cap);
+	if (rc < 0)
+		return rc;
+	uint8_t *buf = scratch(CHUNK);
+	if (!buf) {
+		gtr_unpack_free(u);
+		return -ENOMEM;
+	}
+	uint64_t pos = nh;
+	rc = gtr_unpack_feed(u, head, nh);
+	while (rc == 0) {
+		ssize_t n = seekable ? pread(in, buf, CHUNK, (off_t)pos) : read(in, buf, CHUNK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pfd = {.fd = in, .events = POLLIN};
+			if (poll(&pfd, 1, -1) >= 0 || errno == EINTR)
+				continue;
+		}
+		if (n < 0) {
+			rc = -errno;
+			break;
+		}
+		if (n == 0) {
+			uint64_t out = 0;
+			rc = gtr_unpack_finish(u, &out);
+			*size = (size_t)out;
+			break;
+		}
+		pos += (uint64_t)n;
+		rc = gtr_unpack_feed(u, buf, (size_t)n);
+	}
+	*packed = pos;
+	if (rc == -EBADMSG || rc == -EFBIG)
+		tell_why(o, u);
+	munmap(buf, CHUNK);
+	gtr_unpack_free(u);
+	return rc;
+}
+
+/* A mapped compressed file: its decompressed bytes replace it in *m. */
+static int unpack_mapped(gtr_map *m, gtr_pack kind, const gtr_map_opts *o)
+{
+	int fd = memory_file();
+	if (fd < 0)
+		return fd;
+	gtr_unpack *u;
+	int rc = gtr_unpack_create(&u, kind, fd, o->max_input ? o->max_input : GTR_MAP_MAX_INPUT);
+	uint64_t out = 0;
+	if (rc == 0) {
+		/* In pieces, so that the pages read can be dropped behind. */
+		enum { PIECE = 8 << 20 };
+		for (size_t off = 0; off < m->size && rc == 0; off += PIECE) {
+			size_t n = m->size - off < PIECE ? m->size - off : PIECE;
+			rc = gtr_unpack_feed(u, m->data + off, n);
+			(void)madvise((void *)((uintptr_t)m->data + off), n, MADV_DONTNEED);
+		}
+		if (rc == 0)
+			rc = gtr_unpack_finish(u, &out);
+		if (rc == -EBADMSG || rc == -EFBIG)
+			tell_why(o, u);
+		gtr_unpack_free(u);
+	}
+	if (rc == 0) {
+		uint64_t packed = m->size;
+		gtr_map_close(m);
+		rc = map_fd(m, fd, (size_t)out);
+		m->how = GTR_IO_MMAP;
+		m->packed = kind;
+		m->packed_size = packed;
+	}
+	close(fd);
+	return rc;
+}
+
 /* Copies `in` into a memory file and maps it. */
 static int spool(gtr_map *m, int in, const struct stat *st, const gtr_map_opts *o)
 {
@@ -666,16 +760,37 @@ static int spool(gtr_map *m, int in, const struct stat *st, const gtr_map_opts *
 	size_t size = 0;
 	int rc = 1;
 	uint64_t cap = o->max_input ? o->max_input : GTR_MAP_MAX_INPUT;
-	if (!S_ISREG(st->st_mode) && o->check_head) {
+	int unpack = !(o->flags & GTR_MAP_NO_UNPACK);
+	if (S_ISREG(st->st_mode) && unpack) {
+		uint8_t head[GTR_PACK_HEAD];
+		ssize_t n = pread(in, head, sizeof head, 0);
+		gtr_pack kind = n > 0 ? gtr_pack_detect(head, (size_t)n) : GTR_PACK_NONE;
+		if (kind) {
+			rc = unpack_fd(in, 1, NULL, 0, kind, fd, cap, o, &size, &m->packed_size);
+			m->how = GTR_IO_READ;
+			m->packed = kind;
+			goto mapit;
+		}
+	}
+	if (!S_ISREG(st->st_mode) && (o->check_head || unpack)) {
 		/* A stream's head is looked at before the rest is read. */
 		uint8_t head[256];
-		size_t want = o->head < sizeof head ? o->head : sizeof head;
+		size_t want = o->check_head && o->head < sizeof head ? o->head : 0;
+		if (unpack && want < GTR_PACK_HEAD)
+			want = GTR_PACK_HEAD;
 		ssize_t n = read_head(in, head, want);
 		if (n < 0) {
 			rc = (int)n;
 			goto out;
 		}
-		if ((rc = o->check_head(o->ctx, head, (size_t)n)) != 0)
+		gtr_pack kind = unpack ? gtr_pack_detect(head, (size_t)n) : GTR_PACK_NONE;
+		if (kind) {
+			rc = unpack_fd(in, 0, head, (size_t)n, kind, fd, cap, o, &size, &m->packed_size);
+			m->how = GTR_IO_READ;
+			m->packed = kind;
+			goto mapit;
+		}
+		if (o->check_head && (rc = o->check_head(o->ctx, head, (size_t)n)) != 0)
 			goto out;
 		if ((uint64_t)n > cap) {
 			rc = -EFBIG;
@@ -712,6 +827,7 @@ static int spool(gtr_map *m, int in, const struct stat *st, const gtr_map_opts *
 			widen_pipe(in);
 		rc = copy_read(in, fd, &size, S_ISREG(st->st_mode) ? UINT64_MAX : cap);
 	}
+mapit:
 	if (rc == 0)
 		rc = map_fd(m, fd, size);
 out:
@@ -725,6 +841,8 @@ int gtr_map_open_opts(gtr_map *m, const char *path, const gtr_map_opts *opts)
 	gtr_map_opts o = {.mode = GTR_IO_AUTO};
 	if (opts)
 		o = *opts;
+	if (o.why && o.whylen)
+		o.why[0] = 0;
 	int in = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
@@ -738,7 +856,14 @@ int gtr_map_open_opts(gtr_map *m, const char *path, const gtr_map_opts *opts)
 		rc = map_file(m, in, (size_t)st.st_size);
 		m->how = GTR_IO_MMAP;
 		if (rc == 1) /* no guard left for it: a copy cannot shrink */
-			rc = spool(m, in, &st, &(gtr_map_opts){.mode = GTR_IO_READ, .flags = o.flags});
+			rc = spool(m, in, &st,
+				   &(gtr_map_opts){.mode = GTR_IO_READ, .flags = o.flags,
+						   .max_input = o.max_input, .why = o.why, .whylen = o.whylen});
+		gtr_pack kind = GTR_PACK_NONE;
+		if (rc == 0 && !(o.flags & GTR_MAP_NO_UNPACK) && !m->packed)
+			kind = gtr_pack_detect(m->data, m->size);
+		if (kind)
+			rc = unpack_mapped(m, kind, &o);
 	} else if (o.mode == GTR_IO_MMAP) {
 		rc = -ESPIPE; /* mmap needs a regular file */
 	} else {
@@ -746,7 +871,7 @@ int gtr_map_open_opts(gtr_map *m, const char *path, const gtr_map_opts *opts)
 		 * position is; with io_uring (offsets) from its start, as mmap. */
 		rc = spool(m, in, &st, &o);
 	}
-	if (rc == 0 && o.check_head && S_ISREG(st.st_mode))
+	if (rc == 0 && o.check_head && (S_ISREG(st.st_mode) || m->packed))
 		rc = o.check_head(o.ctx, m->data, m->size < o.head ? m->size : o.head);
 	if (in != STDIN_FILENO)
 		close(in);

@@ -43,6 +43,16 @@ enum {
 	 * where io_uring works. The CLI sets it when GTR_IO_URING_DISABLE=1.
 	 */
 	GTR_MAP_NO_URING = 1u << 0,
+	/*
+	 * Take a gzip or zstd input as it is. Without this flag, an input
+	 * that starts with either's magic number is decompressed as it is
+	 * read (io/unpack.h) into a memory file, and the span holds the
+	 * decompressed bytes: from a stream, no more of the compressed input
+	 * is held than a read's buffer; from a file, the file is mapped and
+	 * read through once. The decompressed size counts against
+	 * gtr_map_opts.max_input, for files too.
+	 */
+	GTR_MAP_NO_UNPACK = 1u << 1,
 };
 
 typedef struct gtr_map {
@@ -52,6 +62,8 @@ typedef struct gtr_map {
 	int uring_err;       /* io_uring was wanted but refused: the positive errno
 			      * it failed with (how is then GTR_IO_READ); else 0 */
 	int uring_fixed;     /* with GTR_IO_URING: 1 if the buffers were registered */
+	int packed;          /* the input was compressed: its gtr_pack (io/unpack.h); else 0 */
+	uint64_t packed_size; /* then: its compressed size */
 	/* private */
 	void *base;
 	size_t maplen;
@@ -97,6 +109,14 @@ typedef struct gtr_map_opts {
 	int (*check_head)(void *ctx, const uint8_t *p, size_t n);
 	void *ctx;
 	size_t head;
+	/*
+	 * When set, receives one line (without the file name) on why a
+	 * compressed input was refused: -EBADMSG (corrupt or cut short,
+	 * with the compressed byte offset) or -EFBIG (past max_input once
+	 * decompressed). Left empty otherwise.
+	 */
+	char *why;
+	size_t whylen;
 } gtr_map_opts;
 
 /* gtr_map_open with options; NULL opts: as gtr_map_open(m, path, GTR_IO_AUTO). */

@@ -24,6 +24,7 @@
 #include "core/analysis/pprof.h"
 #include "core/report/pprof_proto.h"
 #include "io/map.h"
+#include "io/unpack.h"
 #include "io/meter.h"
 #include "io/out.h"
 
@@ -73,6 +74,9 @@ static const char usage_main[] =
 	"  --color[=WHEN]   colour the headings of greedy's text report: auto (the\n"
 	"                   default: when stdout is a terminal and NO_COLOR is unset),\n"
 	"                   always, never\n"
+	"  --max-input=SIZE the most a stream (standard input, a pipe) or a gzip or\n"
+	"                   zstd input once decompressed may take in memory, in bytes\n"
+	"                   or with K, M, G, T (default 4G); past it gtr stops reading\n"
 	"  --version        gtr's version and the trace versions it reads\n"
 	"\n"
 	"environment: GTR_ISA=scalar|sse4|avx2|avx512|neon forces the SIMD kernels;\n"
@@ -81,6 +85,9 @@ static const char usage_main[] =
 	"with its generic walk (to test the fast one); GTR_INDEX_SPLIT=BYTES splits\n"
 	"the index of a v1 trace of that size or more between threads (default 32 MiB);\n"
 	"NO_COLOR (set, not empty) turns colour off unless --color=always\n"
+	"\n"
+	"A gzip- or zstd-compressed FILE (or standard input) is decompressed as it is\n"
+	"read.\n"
 	"\n"
 	"A trace cut short (the process died) is read up to the cut: the report of the\n"
 	"complete part is printed, the cut is stated, and the exit status is 1; with\n"
@@ -479,6 +486,37 @@ static int flag_value(args *a, const char *name, const char **val)
 
 /* -v, --verbose: a global flag, taken out of argv by gtr_cli_main. */
 static int verbose;
+/* --max-input: the most bytes a stream or a decompressed input may take (0: io/'s default). */
+static uint64_t max_input;
+
+/* Parses "123", "64K", "512M", "8G" (powers of 1024) into bytes. Returns 0 or -1. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || s[0] == '-')
+		return -1;
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	else if (*end == 'T' || *end == 't')
+		shift = 40;
+	else if (*end != 0)
+		return -1;
+	if (shift && *++end == 'i')
+		end++;
+	if (shift && (*end == 'B' || *end == 'b'))
+		end++;
+	if (*end != 0 || v == 0 || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
 
 /* --progress, --no-progress and --color: global flags too. */
 static gtr_meter_mode progress_mode = GTR_METER_AUTO;
@@ -564,9 +602,22 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	memset(op, 0, sizeof *op);
 	const char *off = getenv("GTR_IO_URING_DISABLE");
 	unsigned flags = off && strcmp(off, "1") == 0 ? GTR_MAP_NO_URING : 0;
-	int rc = gtr_map_open_flags(&op->map, path, io, flags);
+	char why[256];
+	gtr_map_opts mo = {.mode = io, .flags = flags, .max_input = max_input,
+			   .why = why, .whylen = sizeof why};
+	int rc = gtr_map_open_opts(&op->map, path, &mo);
 	if (rc == -ESPIPE && io == GTR_IO_MMAP) {
 		say("%s: --io=mmap needs a regular file (use --io=uring or --io=read for a pipe)%s", path, "");
+		return EXIT_ERR;
+	}
+	if (rc < 0 && why[0]) {
+		/* A compressed input that is corrupt, cut short, or too big once decompressed. */
+		say("%s: %s", path, why);
+		return EXIT_ERR;
+	}
+	if (rc == -EFBIG) {
+		say("%s: the input is larger than the limit of --max-input (%s)", path,
+		    max_input ? "as given" : "default 4 GiB");
 		return EXIT_ERR;
 	}
 	if (rc < 0) {
@@ -582,6 +633,10 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	}
 	if (verbose) {
 		const gtr_map *m = &op->map;
+		if (m->packed)
+			fprintf(stderr, "gtr: io: %s-compressed, %llu bytes decompressed into %zu\n",
+				gtr_pack_name((gtr_pack)m->packed), (unsigned long long)m->packed_size,
+				m->size);
 		if (m->uring_err)
 			fprintf(stderr, "gtr: io: io_uring unavailable (%s), reading with read(2)\n",
 				strerror(m->uring_err));
@@ -2183,6 +2238,12 @@ int gtr_cli_main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
 			verbose = 1;
+		} else if (strncmp(argv[i], "--max-input=", 12) == 0 || strcmp(argv[i], "--max-input") == 0) {
+			const char *v = argv[i][11] ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : "");
+			if (parse_size(v, &max_input) < 0) {
+				say("--max-input takes a size in bytes, with K, M, G or T (got %s)%s", v, "");
+				return EXIT_USAGE;
+			}
 		} else if (strcmp(argv[i], "--progress") == 0) {
 			progress_mode = GTR_METER_ON;
 		} else if (strcmp(argv[i], "--no-progress") == 0) {

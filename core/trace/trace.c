@@ -1,5 +1,6 @@
 /* core/trace/trace.c: detect, and dispatch to the format family. */
 #include "core/trace/trace_impl.h"
+#include "core/trace/sniff.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,9 +54,14 @@ int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr
 	for (; i < 5; i++) {
 		if (i >= n)
 			goto cut;
-		if (d[i] != (uint8_t)magic[i])
+		if (d[i] != (uint8_t)magic[i]) {
+			const char *what = gtr_sniff(d, n);
+			if (what)
+				return gtr_error_set(err, GTR_E_NOTTRACE, 0, "not a Go execution trace: %s",
+						     what);
 			return gtr_error_set(err, GTR_E_NOTTRACE, i,
 					     "not a Go execution trace: no \"go 1.N trace\" header");
+		}
 	}
 	int v = 0, digits = 0;
 	while (i < n && i < 16 && d[i] >= '0' && d[i] <= '9' && digits < 4) {
