@@ -66,7 +66,7 @@ expect 2 '' "bad --io" -- "$gtr" footprint --io=carrier-pigeon x
 for f in "$@"; do
 	name=$(basename "$f")
 	gzip -c "$f" >"$tmp/gz"
-	expect 1 'at byte 0: .*gzip' "$name gzipped" -- "$gtr" dump "$tmp/gz"
+	expect 0 '' "$name gzipped" -- "$gtr" dump "$tmp/gz"
 	expect 0 '' "$name footprint" -- "$gtr" footprint "$f"
 	expect 0 '' "$name dump --stacks" -- "$gtr" dump --stacks "$f"
 	expect 0 '' "$name dump --transitions" -- "$gtr" dump --transitions "$f"

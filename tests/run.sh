@@ -99,6 +99,11 @@ for f in corpora/traces/syscalls-go1.*.trace corpora/traces/churn-go1.21.trace \
 	[ -e "$f" ] && pp+=("$f")
 done
 tally pproftest tests/pproftest.sh "$gtr" "$GO_DIR" "${pp[@]}"
+inputs=()
+for f in corpora/traces/churn-go1.21.trace corpora/traces/churn-go1.26.trace; do
+	[ -e "$f" ] && inputs+=("$f")
+done
+tally inputtest tests/inputtest.sh "$gtr" "$GO_DIR" "${inputs[@]}"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()

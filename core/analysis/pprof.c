@@ -54,6 +54,7 @@ typedef struct acc {
 	gtr_idmap *index; /* (table, stack) -> position in p->recs */
 	pending *pend;
 	size_t npend, cappend;
+	uint64_t seq;
 } acc;
 
 static int add(acc *a, uint32_t table, uint64_t stack, uint64_t ns)
@@ -70,6 +71,7 @@ static int add(acc *a, uint32_t table, uint64_t stack, uint64_t ns)
 	}
 	p->recs[i].count++;
 	p->recs[i].ns += ns;
+	p->recs[i].last = ++a->seq;
 	p->count++;
 	p->ns += ns;
 	return 0;

@@ -64,6 +64,7 @@ typedef struct gtr_pprof_rec {
 	uint64_t stack;
 	uint64_t count; /* intervals */
 	uint64_t ns;    /* their summed length */
+	uint64_t last;  /* when its last interval was counted: 1, 2, ... over all recs */
 } gtr_pprof_rec;
 
 typedef struct gtr_pprof {

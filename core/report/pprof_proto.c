@@ -134,13 +134,14 @@ static void bset_free(bset *s)
 /* ---- the profile ------------------------------------------------------- */
 
 typedef struct sample {
-	size_t loc_off, nloc; /* location ids in the ids buffer */
+	size_t rec;       /* the record whose frames it shows */
+	uint64_t last;    /* that record's last use */
 	uint64_t count, ns;
 } sample;
 
 typedef struct builder {
 	bset strs;      /* string_table */
-	bset stacks;    /* sample -> location id lists, as bytes */
+	bset stacks;    /* sample -> its key: the PCs of its stack, as bytes */
 	gtr_idmap *locs;  /* pc -> location id */
 	gtr_idmap *funcs; /* (name, file) string ids -> function id */
 	buf locmsgs, funcmsgs; /* encoded Location and Function messages */
@@ -239,6 +240,11 @@ int gtr_pprof_write(const gtr_trace *t, const gtr_pprof *p, gtr_out *o, gtr_erro
 	if (!frames || !ids || !b.locs || !b.funcs || str_id(&b, GTR_STR("")) != 0)
 		goto oom;
 
+	/*
+	 * Go tells stacks apart by their first 128 PCs, padded with zeros:
+	 * a stack that ends in frames of PC 0 is the same as the one without
+	 * them, and the stack shown for the sample is the one met last.
+	 */
 	for (size_t i = 0; i < p->n; i++) {
 		const gtr_pprof_rec *r = &p->recs[i];
 		size_t n = 0;
@@ -247,35 +253,44 @@ int gtr_pprof_write(const gtr_trace *t, const gtr_pprof *p, gtr_out *o, gtr_erro
 			if (rc < 0)
 				goto out;
 		}
-		/* Go tells stacks apart by their PCs padded with zeros, so a
-		 * stack that ends in frames of PC 0 is the one without them. */
 		while (n > 0 && frames[n - 1].pc == 0)
 			n--;
 		for (size_t j = 0; j < n; j++)
-			if (!(ids[j] = loc_id(&b, &frames[j])))
-				goto oom;
-		/* Samples with the same locations are one: keyed by the ids' bytes. */
+			ids[j] = frames[j].pc;
 		int64_t s = bset_id(&b.stacks, ids, n * sizeof *ids);
 		if (s < 0)
 			goto oom;
 		if ((size_t)s == b.nsamples) {
 			if (gtr_grow(&b.samples, &b.capsamples, b.nsamples + 1, sizeof *b.samples) < 0)
 				goto oom;
-			b.samples[b.nsamples++] = (sample){b.stacks.off[s], n, 0, 0};
+			b.samples[b.nsamples++] = (sample){i, r->last, 0, 0};
 		}
-		b.samples[s].count += r->count;
-		b.samples[s].ns += r->ns;
+		sample *sm = &b.samples[s];
+		if (r->last > sm->last) {
+			sm->rec = i;
+			sm->last = r->last;
+		}
+		sm->count += r->count;
+		sm->ns += r->ns;
 	}
+
 	value_type(&b, &prof, 1, "contentions", "count");
 	value_type(&b, &prof, 1, "delay", "nanoseconds");
 	for (size_t i = 0; i < b.nsamples; i++) {
 		const sample *s = &b.samples[i];
-		const uint8_t *lp = b.stacks.pool.p + s->loc_off;
-		for (size_t j = 0; j < s->nloc; j++) {
-			uint64_t id;
-			memcpy(&id, lp + j * sizeof id, sizeof id);
-			uv(&b.tmp2, id);
+		const gtr_pprof_rec *r = &p->recs[s->rec];
+		size_t n = 0;
+		if (r->stack) {
+			rc = gtr_trace_stack(t, r->table, r->stack, frames, MAX_FRAMES, &n, err);
+			if (rc < 0)
+				goto out;
 		}
+		/* loc_id writes messages through tmp and tmp2: all ids first. */
+		for (size_t j = 0; j < n; j++)
+			if (!(ids[j] = loc_id(&b, &frames[j])))
+				goto oom;
+		for (size_t j = 0; j < n; j++)
+			uv(&b.tmp2, ids[j]);
 		f_msg(&b.tmp, 1, &b.tmp2); /* packed location_id */
 		uv(&b.tmp2, s->count);
 		uv(&b.tmp2, s->ns);
