@@ -6,6 +6,7 @@
 
 #include "core/base/idmap.h"
 #include "core/base/vec.h"
+#include "core/analysis/engine.h"
 
 const char *gtr_pprof_kind_name(gtr_pprof_kind k)
 {
@@ -313,51 +314,53 @@ static void v1_drop_empty(const gtr_trace *t, gtr_pprof *p)
 	p->n = j;
 }
 
+typedef struct pstate {
+	acc a;
+	gtr_idpool gs;
+	v1map map;
+	gtr_pprof_kind kind;
+	int v1;
+} pstate;
+
+static int on_event(void *self, const gtr_event *ev)
+{
+	pstate *s = self;
+	return s->v1 ? on_v1(&s->a, &s->gs, s->kind, &s->map, ev) : on_v2(&s->a, &s->gs, s->kind, ev);
+}
+
 int gtr_pprof_compute(const gtr_trace *t, gtr_pprof_kind kind, gtr_pprof *out, gtr_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->kind = kind;
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	out->span_ns = info->span_ns;
-	int v1 = info->family == GTR_FAMILY_V1;
-	acc a = {.p = out};
-	gtr_idpool gs;
-	gtr_reader *r = NULL;
-	v1map map;
-	int rc = gtr_idpool_init(&gs, v1 ? sizeof(v1g) : sizeof(gstate));
-	a.index = gtr_idmap_create();
-	if (rc < 0 || !a.index) {
+	pstate s = {.a = {.p = out}, .kind = kind, .v1 = info->family == GTR_FAMILY_V1};
+	int rc = gtr_idpool_init(&s.gs, s.v1 ? sizeof(v1g) : sizeof(gstate));
+	s.a.index = gtr_idmap_create();
+	if (rc < 0 || !s.a.index) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 		goto out;
 	}
-	if (v1)
-		v1_map(t, &map);
-	rc = gtr_reader_open(&r, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(r, &ev, err)) > 0) {
-		rc = v1 ? on_v1(&a, &gs, kind, &map, &ev) : on_v2(&a, &gs, kind, &ev);
-		if (rc < 0) {
-			rc = gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
-	}
+	if (s.v1)
+		v1_map(t, &s.map);
+	/* The engine reads ahead on a second thread while this one counts. */
+	gtr_sink sink = {&s, on_event};
+	gtr_engine_opts eo = {.jobs = 0};
+	rc = gtr_engine_run(t, &sink, 1, &eo, NULL, err);
 	if (rc < 0)
 		goto out;
 	/* Goroutines that never ran: Go does not clip their intervals. */
-	for (size_t i = 0; i < a.npend && rc == 0; i++)
-		rc = add(&a, a.pend[i].table, a.pend[i].stack, a.pend[i].ns);
+	for (size_t i = 0; i < s.a.npend && rc == 0; i++)
+		rc = add(&s.a, s.a.pend[i].table, s.a.pend[i].stack, s.a.pend[i].ns);
 	if (rc < 0) {
 		rc = gtr_error_set(err, rc, 0, "out of memory");
 		goto out;
 	}
-	if (v1)
+	if (s.v1)
 		v1_drop_empty(t, out);
 out:
-	gtr_reader_free(r);
-	gtr_idpool_free(&gs);
-	gtr_idmap_free(a.index);
-	free(a.pend);
+	gtr_idpool_free(&s.gs);
+	gtr_idmap_free(s.a.index);
+	free(s.a.pend);
 	return rc;
 }
