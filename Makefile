@@ -19,7 +19,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit difftest clitest viewstest deps go corpora bench arm64-test asan ubsan tsan sanitize fuzz help clean slurm-test
+.PHONY: gotraces-test all run test unit difftest clitest viewstest deps go corpora bench arm64-test asan ubsan tsan sanitize fuzz help clean slurm-test
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
@@ -94,6 +94,9 @@ bench: deps go ## throughput and memory on big generated traces, against go tool
 # cannot run here. ARM64_QUICK=1 runs the kernel tests only.
 arm64-test: ## build for arm64, run the unit tests under qemu-user (ARM64_QUICK=1: kernels only)
 	@tests/arm64.sh
+
+gotraces-test: deps go all ## Go's trace test programs (testprog), every one with every Go 1.22+, plain and stress
+	@GTR_ROOT=$(CURDIR) GTR_GO_DIR=$(GO_DIR) tests/gotraces.sh $(BUILD)/gtr $(GO_DIR) full
 
 corpora: go ## run the corpus programs under every Go toolchain, writing corpora/traces
 	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)

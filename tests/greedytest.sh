@@ -29,6 +29,9 @@ slices_go_parsed() {
 			if ($i ~ /^GoID=/) g = substr($i, 6)
 			else if ($i ~ /->/) { split($i, st, "->"); break }
 		}
+		# A status at a generation boundary (Running->Running) is no
+		# transition: the slice goes on.
+		if (st[1] == st[2]) next
 		if (st[1] == "Running" && (g in start)) { print t - start[g], start[g], g; delete start[g] }
 		if (st[2] == "Running") start[g] = t
 	}

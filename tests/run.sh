@@ -104,6 +104,9 @@ for f in corpora/traces/churn-go1.21.trace corpora/traces/churn-go1.26.trace; do
 	[ -e "$f" ] && inputs+=("$f")
 done
 tally inputtest tests/inputtest.sh "$gtr" "$GO_DIR" "${inputs[@]}"
+# Go's own trace test programs, plainly and in stress mode, built and run
+# with Go 1.22 and 1.26 (make gotraces-test: every program, every toolchain).
+tally gotraces tests/gotraces.sh "$gtr" "$GO_DIR" quick
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()
