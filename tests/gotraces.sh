@@ -87,7 +87,12 @@ tally() { # tally NAME CMD...: adds a suite's "N passed, N failed"
 tally engine "$root/tests/enginetest.sh" "$gtr" "${made[@]}"
 tally greedy "$root/tests/greedytest.sh" "$gtr" "$godir" "${made[@]}"
 tally stats "$root/tests/statstest.sh" "$gtr" "$godir" "${made[@]}"
+# In stress mode a generation ends every few us, and --fast puts the events
+# a generation's start pushes later a little apart from where Go's order
+# puts them (README, gtr greedy): its bound here is 10 us, not 1 us.
+export GTR_FAST_BOUND_NS=10000
 tally fast "$root/tests/scantest.sh" "$gtr" "${made[@]}"
+unset GTR_FAST_BOUND_NS
 grep '^scan: ' "$out/fast.log"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -43,7 +43,7 @@ def abs: if . < 0 then -. else . end;
 def near(a; b): ((a // 0) - (b // 0)) | abs;
 def same($what; a; b): if a == b then empty else {bad: "\($what): \(a | tojson) vs \(b | tojson)"} end;
 def time($what; a; b): near(a; b) as $d
-	| if $d > 1000 then {bad: "\($what): \(a) vs \(b)"} else {d: $d} end;
+	| if $d > $bound then {bad: "\($what): \(a) vs \(b)"} else {d: $d} end;
 def slice($w; o; p):
 	same("\($w) p"; o.p; p.p), same("\($w) end_state"; o.end_state; p.end_state),
 	same("\($w) reason"; o.reason; p.reason), same("\($w) function"; o.function; p.function),
@@ -58,13 +58,13 @@ def slice($w; o; p):
 # has no match must be within 2 us of the other list's shortest.
 def match($w; ol; pl):
 	(pl | to_entries[]) as {key: $i, value: $p}
-	| ([ol[] | select(.g == $p.g and near(.start_ns; $p.start_ns) <= 1000)] | first) as $o
+	| ([ol[] | select(.g == $p.g and near(.start_ns; $p.start_ns) <= $bound)] | first) as $o
 	| if $o == null then
 		(if (ol | length) == (pl | length) and near(ol[-1].duration_ns; $p.duration_ns) <= 2000 then empty
 		 else {bad: "\($w) #\($i + 1) G\($p.g) at \($p.start_ns): not in --ordered"} end)
 	  else {pair: [$o, $p]} end,
 	((ol | to_entries[]) as {key: $i, value: $o}
-	| if any(pl[]; .g == $o.g and near(.start_ns; $o.start_ns) <= 1000) then empty
+	| if any(pl[]; .g == $o.g and near(.start_ns; $o.start_ns) <= $bound) then empty
 	  elif (ol | length) == (pl | length) and near(pl[-1].duration_ns; $o.duration_ns) <= 2000 then empty
 	  else {bad: "\($w) #\($i + 1) G\($o.g) at \($o.start_ns): not in the parallel path's"} end);
 def pause(o; p):
@@ -96,7 +96,7 @@ def pause(o; p):
    time("pause p50"; $o.stw.p50_ns; $p.stw.p50_ns), time("pause p99"; $o.stw.p99_ns; $p.stw.p99_ns),
    time("pause max"; $o.stw.max_ns; $p.stw.max_ns),
    (($p.stw.top[]) as $pp
-    | ([$o.stw.top[] | select(.kind == $pp.kind and near(.start_ns; $pp.start_ns) <= 1000)] | first) as $op
+    | ([$o.stw.top[] | select(.kind == $pp.kind and near(.start_ns; $pp.start_ns) <= $bound)] | first) as $op
     | if $op == null then
 	(if near($o.stw.top[-1].duration_ns; $pp.duration_ns) <= 2000 then empty
 	 else {bad: "pause at \($pp.start_ns): not in --ordered"} end)
@@ -152,7 +152,7 @@ for f in "$@" "${damaged[@]}"; do
 			bad "$name -n $n: the generic walk and the fast one differ"
 			diff "$out/par2" "$out/generic" | head -4
 		fi
-		if ! r=$(jq -c -s -f "$out/cmp.jq" "$out/ordered" "$out/par2"); then
+		if ! r=$(jq -c -s --argjson bound "${GTR_FAST_BOUND_NS:-1000}" -f "$out/cmp.jq" "$out/ordered" "$out/par2"); then
 			bad "$name -n $n: unreadable JSON"
 			continue
 		fi
