@@ -3,7 +3,7 @@
  * plain pass over a mapped file: count its varint ends (bytes below
  * 0x80) with the count kernel of the ISA chosen as gtr chooses it
  * (GTR_ISA forces one), the file split between -j threads (default 2).
- * The file is mapped as gtr maps it (read-only, no populate), so that
+ * The file is mapped as gtr maps it (read-only, sequential, no populate), so that
  * page faults are paid here too.
  *
  *   floor [-j N] FILE   prints: isa=... j=... bytes=... ends=...
@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 		perror("floor: mmap");
 		return 1;
 	}
+	(void)madvise((void *)d, len, MADV_SEQUENTIAL); /* as io/map.c */
 	part parts[MAX_J];
 	pthread_t th[MAX_J];
 	for (int i = 0; i < j; i++) {
