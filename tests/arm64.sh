@@ -6,7 +6,7 @@
 #
 # Installs, with apt-get, what is missing: gcc-aarch64-linux-gnu,
 # qemu-user-static and the arm64 libraries of Debian's multiarch
-# packages (liburing-dev, libxxhash-dev, and libcriterion3's own
+# packages (liburing-dev, libxxhash-dev, zlib1g-dev, libzstd-dev, and libcriterion3's own
 # dependencies). Criterion itself is not installed for arm64: its
 # libnanomsg5 is not co-installable with the amd64 one that `make test`
 # needs (installing it would remove Criterion for amd64), so its three
@@ -37,7 +37,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
 	$sudo dpkg --add-architecture arm64
 fi
 need=()
-for pkg in gcc-aarch64-linux-gnu qemu-user-static libc6:arm64 liburing-dev:arm64 libxxhash-dev:arm64 \
+for pkg in gcc-aarch64-linux-gnu qemu-user-static libc6:arm64 liburing-dev:arm64 libxxhash-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 \
 	libffi8:arm64 libgit2-1.5:arm64; do
 	installed "$pkg" || need+=("$pkg")
 done
