@@ -26,7 +26,9 @@
 #include "io/map.h"
 #include "io/unpack.h"
 #include "io/meter.h"
+#include "io/name.h"
 #include "io/out.h"
+#include "io/outfile.h"
 
 #define GTR_VERSION_STRING "0.1.0"
 
@@ -422,11 +424,55 @@ static const char usage_pprof[] =
 	"  --io=MODE        how to read FILE: mmap, uring or read\n"
 	"  --lenient        read what can be read of a damaged trace (see gtr dump --help)\n";
 
+/* A name for a message: io/name.h's escape, so control characters never reach a terminal raw. */
+static const char *nm(const char *s)
+{
+	static char ring[4][1024];
+	static int k;
+	char *b = ring[k++ & 3];
+	gtr_name_escape(s, strlen(s), b, sizeof ring[0]);
+	return b;
+}
+
 static void say(const char *fmt, const char *a, const char *b)
 {
 	fprintf(stderr, "gtr: ");
-	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, fmt, nm(a), nm(b));
 	fputc('\n', stderr);
+}
+
+
+/* The trace being read by a single-trace command, for the shrink check. */
+static const gtr_map *cur_map;
+static int shrink_said;
+static uint64_t shrink_prefix; /* the bytes read again under --lenient (0: none) */
+
+/* A stream is refused on its first bytes if they are no trace header. */
+static int head_is_trace(void *ctx, const uint8_t *p, size_t n)
+{
+	int version;
+	gtr_family family;
+	return gtr_detect(p, n, &version, &family, ctx) == GTR_E_NOTTRACE ? -EILSEQ : 0;
+}
+
+/*
+ * A file that shrank while it was read: strictly an error (status 1),
+ * leniently a warning after the report of what was read. Returns the status.
+ */
+static int shrink_status(const char *path, const gtr_map *m, int lenient, int st)
+{
+	uint64_t now, at;
+	if (!m || !gtr_map_shrank(m, &now, &at))
+		return st;
+	if (!shrink_said)
+		fprintf(stderr, "gtr: %s%s: the file shrank while it was read: now %llu bytes, was %llu\n",
+			lenient ? "warning: " : "", nm(path), (unsigned long long)now,
+			(unsigned long long)m->size);
+	if (shrink_prefix && !shrink_said)
+		fprintf(stderr, "gtr: warning: %s: the report covers the first %llu bytes, read before the file "
+			"shrank\n", nm(path), (unsigned long long)shrink_prefix);
+	shrink_said = 1;
+	return lenient || st == EXIT_THRESHOLD ? st : EXIT_ERR;
 }
 
 /* Parses "123", "1.5ms", "20us", "2s" into ns. Returns 0 or -1. */
@@ -596,6 +642,31 @@ static void say_engine(const char *path, const gtr_engine_info *e)
 			path, (unsigned long long)e->events, e->read_cpu_s, e->why[0] ? ": " : "", e->why);
 }
 
+/*
+ * --lenient, and the file shrank under the analysis, which then failed on
+ * the zeros: the trace is opened again over the bytes read before the
+ * first fault (those are the file's), as a trace cut there. 1 if so.
+ */
+static int reopen_prefix(opened *op)
+{
+	uint64_t now, at;
+	if (shrink_prefix || !gtr_map_shrank(&op->map, &now, &at) || at == 0)
+		return 0;
+	gtr_kernels k;
+	if (gtr_kernels_init(&k, getenv("GTR_ISA")) < 0)
+		return 0;
+	gtr_error err;
+	gtr_error_clear(&err);
+	gtr_open_opts oo = {.sz = sizeof oo, .flags = GTR_OPEN_LENIENT, .kernels = &k};
+	gtr_trace *t = NULL;
+	if (gtr_trace_open_opts(&t, op->map.data, (size_t)at, &oo, &err) < 0)
+		return 0;
+	gtr_trace_free(op->trace);
+	op->trace = t;
+	shrink_prefix = at;
+	return 1;
+}
+
 /* jobs: threads the index may use (0: one per online CPU). */
 static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
 {
@@ -603,9 +674,23 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	const char *off = getenv("GTR_IO_URING_DISABLE");
 	unsigned flags = off && strcmp(off, "1") == 0 ? GTR_MAP_NO_URING : 0;
 	char why[256];
-	gtr_map_opts mo = {.mode = io, .flags = flags, .max_input = max_input,
-			   .why = why, .whylen = sizeof why};
+	why[0] = 0;
+	gtr_error herr;
+	gtr_error_clear(&herr);
+	gtr_map_opts mo = {.mode = io, .flags = flags, .max_input = max_input, .check_head = head_is_trace,
+			   .ctx = &herr, .head = 16, .why = why, .whylen = sizeof why};
 	int rc = gtr_map_open_opts(&op->map, path, &mo);
+	cur_map = NULL;
+	shrink_said = 0;
+	if (rc == -EILSEQ) {
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)herr.off, herr.msg);
+		return EXIT_ERR;
+	}
+	if (rc == -EFBIG) {
+		fprintf(stderr, "gtr: %s: more than %llu bytes (--max-input): save the stream to a file, or raise "
+			"--max-input\n", nm(path), (unsigned long long)(max_input ? max_input : GTR_MAP_MAX_INPUT));
+		return EXIT_ERR;
+	}
 	if (rc == -ESPIPE && io == GTR_IO_MMAP) {
 		say("%s: --io=mmap needs a regular file (use --io=uring or --io=read for a pipe)%s", path, "");
 		return EXIT_ERR;
@@ -659,10 +744,15 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	rc = gtr_trace_open_opts(&op->trace, op->map.data, op->map.size, &oo, &err);
 	if (verbose && rc == 0)
 		fprintf(stderr, "gtr: index: %.3f s\n", gtr_seconds() - t0);
+	cur_map = &op->map;
+	if (rc < 0 && (open_flags & GTR_OPEN_LENIENT) && reopen_prefix(op))
+		rc = 0;
 	if (rc < 0) {
 		gtr_meter_end(&meter);
-		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
-			err.msg[0] ? err.msg : gtr_strerror(err.code));
+		if (shrink_status(path, &op->map, 0, EXIT_ERR) && !shrink_said)
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+		cur_map = NULL;
 		gtr_map_close(&op->map);
 		return EXIT_ERR;
 	}
@@ -671,6 +761,8 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 
 static void close_trace(opened *op)
 {
+	if (cur_map == &op->map)
+		cur_map = NULL;
 	gtr_trace_free(op->trace);
 	gtr_map_close(&op->map);
 }
@@ -679,12 +771,15 @@ static int finish(const char *path, int rc, gtr_error *err, gtr_out *o)
 {
 	int werr = gtr_out_flush(o);
 	if (rc < 0) {
-		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err->off,
-			err->msg[0] ? err->msg : gtr_strerror(err->code));
+		/* Zeros read where the file had shrunk: that, not the decoding error, is the news. */
+		shrink_status(path, cur_map, 0, EXIT_ERR);
+		if (!shrink_said)
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)err->off,
+				err->msg[0] ? err->msg : gtr_strerror(err->code));
 		return EXIT_ERR;
 	}
 	if (werr && werr != EPIPE) {
-		say("writing output: %s%s", strerror(werr), "");
+		say("writing standard output: %s%s", strerror(werr), "");
 		return EXIT_ERR;
 	}
 	return EXIT_OK;
@@ -698,6 +793,7 @@ static int finish(const char *path, int rc, gtr_error *err, gtr_out *o)
  */
 static int loss_status(const char *path, const gtr_trace *t, int lenient, int st)
 {
+	st = shrink_status(path, cur_map, lenient, st);
 	gtr_loss l;
 	gtr_trace_loss(t, &l);
 	if (!gtr_loss_any(&l) || st == EXIT_ERR)
@@ -896,11 +992,12 @@ static int run_command(args *a, int cmd)
 	if (st != EXIT_OK)
 		return st;
 	static gtr_out o;
-	gtr_out_init(&o, STDOUT_FILENO);
 	gtr_error err;
-	gtr_error_clear(&err);
 	int rc;
 	gtr_greedy *g = NULL;
+again:
+	gtr_out_init(&o, STDOUT_FILENO);
+	gtr_error_clear(&err);
 	if (greedy) {
 		gopts.file = path;
 		gopts.color = use_color(STDOUT_FILENO);
@@ -934,6 +1031,12 @@ static int run_command(args *a, int cmd)
 		rc = gtr_report_dump(op.trace, &d, &o, &err);
 	} else {
 		rc = gtr_report_footprint(op.trace, &o, &err);
+	}
+	/* A dump's lines are out already: it is not read again. */
+	if (rc < 0 && lenient && !dump && reopen_prefix(&op)) {
+		gtr_greedy_free(g);
+		g = NULL;
+		goto again;
 	}
 	st = finish(path, rc, &err, &o);
 	if (st == EXIT_OK && g)
@@ -1044,13 +1147,22 @@ static int run_stats(args *a)
 			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
 			       .sort = opts.sort};
 	gtr_analysis an;
-	int rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
+	int rc;
+again:
+	rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
 	if (rc == 0) {
 		s = an.stats;
 		say_engine(path, &an.engine);
 	}
 	if (rc == 0)
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
+	if (rc < 0 && lenient && reopen_prefix(&op)) {
+		gtr_stats_free(s);
+		s = NULL;
+		gtr_out_init(&o, STDOUT_FILENO);
+		gtr_error_clear(&err);
+		goto again;
+	}
 	st = finish(path, rc, &err, &o);
 	st = loss_status(path, op.trace, lenient, st);
 	gtr_stats_free(s);
@@ -1454,59 +1566,53 @@ static int run_diff(args *a)
 	return st;
 }
 
-/* Opens `path` for a report ("-": stdout). Returns the fd, or -1 after saying why. */
-static int open_output(const char *path, char *tmp, size_t cap)
+/*
+ * Opens `path` for a report ("-": stdout) through io/outfile.h: written
+ * whole or not at all, symbolic links written through, mode kept.
+ * Returns the fd, or -1 after saying why.
+ */
+static int open_output(const char *path, gtr_outfile *f, unsigned flags)
 {
-	tmp[0] = 0;
-	if (strcmp(path, "-") == 0)
-		return STDOUT_FILENO;
-	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* /dev/null, a FIFO, a terminal: written in place (renaming a file
-		 * over a device would replace the device). */
-		int fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			say("%s: %s", path, strerror(errno));
-		return fd;
+	const char *what;
+	int rc = gtr_outfile_open(f, path, flags, &what);
+	if (rc < 0) {
+		say("%s: %s", what, strerror(-rc));
+		return -1;
 	}
-	/* Written next to its place, then renamed: a reader never sees half a file. */
-	snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		say("%s: %s", tmp, strerror(errno));
-		tmp[0] = 0;
-	}
-	return fd;
+	return f->fd;
 }
 
-/* Flushes and closes a report opened by open_output. EXIT_OK or EXIT_ERR. */
-static int close_output(gtr_out *o, int fd, const char *path, const char *tmp)
+/* Flushes and commits a report opened by open_output. EXIT_OK or EXIT_ERR, after saying why. */
+static int close_output(gtr_out *o, gtr_outfile *f, const char *path)
 {
 	int werr = gtr_out_flush(o);
-	if (fd == STDOUT_FILENO)
-		return werr && werr != EPIPE ? EXIT_ERR : EXIT_OK;
-	if (!tmp[0]) {
-		/* Not a regular file: nothing to sync or rename. */
-		if (close(fd) < 0 && !werr)
-			werr = errno;
+	if (f->is_stdout) {
 		if (werr && werr != EPIPE) {
-			say("%s: %s", path, strerror(werr));
+			say("writing standard output: %s%s", strerror(werr), "");
 			return EXIT_ERR;
 		}
 		return EXIT_OK;
 	}
-	if (!werr && fsync(fd) < 0)
-		werr = errno;
-	if (close(fd) < 0 && !werr)
-		werr = errno;
-	if (!werr && rename(tmp, path) < 0)
-		werr = errno;
 	if (werr) {
-		unlink(tmp);
-		say("%s: %s", path, strerror(werr));
+		gtr_outfile_abort(f);
+		say("%s: writing: %s", path, strerror(werr));
+		return EXIT_ERR;
+	}
+	int rc = gtr_outfile_commit(f);
+	if (rc < 0) {
+		say("%s: %s", path, strerror(-rc));
 		return EXIT_ERR;
 	}
 	return EXIT_OK;
+}
+
+/* An output that is one of the inputs would destroy it: refused. 1 if so, after saying it. */
+static int output_is_input(const char *out, const char *in, const char *what)
+{
+	if (!out || !in || !gtr_same_file(out, in))
+		return 0;
+	fprintf(stderr, "gtr: %s is %s %s: refusing to write over an input\n", nm(out), what, nm(in));
+	return 1;
 }
 
 /* Reads the baseline of a check; missing is fine only when it is about to be written. */
@@ -1559,19 +1665,53 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 	gtr_check_summarize(res, nin, base, &sum);
 	check_warnings(res, nin);
 	static gtr_out o;
-	char tmp[4096 + 64];
 	int io_failed = 0;
-	if (co->update) {
-		int fd = open_output(co->baseline, tmp, sizeof tmp);
-		if (fd < 0 || fd == STDOUT_FILENO) {
+	for (int which = 0; which < 3; which++) {
+		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
+		if (output_is_input(path, co->baseline, "the baseline"))
+			return EXIT_USAGE;
+		for (size_t i = 0; i < nin; i++)
+			if (output_is_input(path, res[i].in->path, "the trace"))
+				return EXIT_USAGE;
+	}
+	if (co->update && strcmp(co->baseline, "-") == 0) {
+		io_failed = 1;
+		say("check: the baseline cannot be standard output%s%s", "", "");
+	} else if (co->update) {
+		/*
+		 * Locked, then read again: another run may have updated it since
+		 * it was loaded, and its entries stay (a read-modify-write).
+		 */
+		gtr_outfile f;
+		int fd = open_output(co->baseline, &f, GTR_OUTFILE_LOCK);
+		char *text = NULL;
+		size_t len = 0;
+		gtr_baseline *now = NULL;
+		if (fd >= 0) {
+			int rc = gtr_outfile_read(&f, &text, &len);
+			gtr_error err;
+			gtr_error_clear(&err);
+			if (rc < 0) {
+				say("%s: %s", co->baseline, strerror(-rc));
+			} else if (text && gtr_baseline_parse(text, len, &now, &err) < 0) {
+				fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(co->baseline),
+					(unsigned long long)err.off, err.msg[0] ? err.msg : gtr_strerror(err.code));
+				rc = -1;
+			}
+			free(text);
+			if (rc < 0) {
+				gtr_outfile_abort(&f);
+				fd = -1;
+			}
+		}
+		if (fd < 0) {
 			io_failed = 1;
-			if (fd == STDOUT_FILENO)
-				say("check: the baseline cannot be standard output%s%s", "", "");
 		} else {
 			gtr_out_init(&o, fd);
-			gtr_check_write_baseline(res, nin, base, &o);
-			io_failed |= close_output(&o, fd, co->baseline, tmp) != EXIT_OK;
+			gtr_check_write_baseline(res, nin, now, &o);
+			io_failed |= close_output(&o, &f, co->baseline) != EXIT_OK;
 		}
+		gtr_baseline_free(now);
 	}
 	gtr_check_report_opts ropts = {
 		.baseline_path = co->baseline, .baseline = base, .th = co->th, .jobs = jobs,
@@ -1584,12 +1724,13 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
 		if (!path)
 			continue;
-		int fd = open_output(path, tmp, sizeof tmp);
+		gtr_outfile f;
+		int fd = open_output(path, &f, 0);
 		if (fd < 0) {
 			io_failed = 1;
 			continue;
 		}
-		to_stdout |= fd == STDOUT_FILENO;
+		to_stdout |= f.is_stdout;
 		gtr_out_init(&o, fd);
 		if (which == 2)
 			gtr_check_write_jsonl(res, nin, &o);
@@ -1597,13 +1738,16 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 			gtr_check_write_junit(res, nin, &ropts, &o);
 		else
 			gtr_check_write_json(res, nin, &ropts, &o);
-		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
+		io_failed |= close_output(&o, &f, path) != EXIT_OK;
 	}
 	if (!to_stdout) {
 		gtr_out_init(&o, STDOUT_FILENO);
 		gtr_check_write_text(res, nin, &ropts, &o);
 		int werr = gtr_out_flush(&o);
-		io_failed |= werr && werr != EPIPE;
+		if (werr && werr != EPIPE) {
+			say("writing standard output: %s%s", strerror(werr), "");
+			io_failed = 1;
+		}
 	}
 	if (io_failed && st == EXIT_OK)
 		st = EXIT_ERR;
@@ -1844,11 +1988,15 @@ static int run_check(args *a)
 	}
 	gtr_check_input *in = NULL;
 	size_t nin = 0;
-	if (st == EXIT_OK &&
-	    gtr_check_collect(paths, npaths, pattern ? pattern : "*.trace", &in, &nin, why, sizeof why) < 0) {
+	gtr_check_notes notes = {0};
+	if (st == EXIT_OK && gtr_check_collect_notes(paths, npaths, pattern ? pattern : "*.trace", &in, &nin,
+						     &notes, why, sizeof why) < 0) {
 		say("%s: %s", a->cmd, why);
 		st = EXIT_USAGE;
 	}
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(stderr, "gtr: warning: %s\n", nm(notes.line[i]));
+	gtr_check_notes_free(&notes);
 	free(paths);
 	if (st != EXIT_OK)
 		return st;
@@ -1881,7 +2029,7 @@ static int run_check(args *a)
 	gtr_progress_init(&prog, STDERR_FILENO, nin);
 	if (progress_mode != GTR_METER_AUTO)
 		prog.on = progress_mode == GTR_METER_ON;
-	gtr_check_opts copts = {.baseline = base, .th = &th, .kernels = &k, .ntop = ntop,
+	gtr_check_opts copts = {.max_input = max_input, .baseline = base, .th = &th, .kernels = &k, .ntop = ntop,
 				.jobs = (unsigned)jobs, .io = io, .progress = &prog,
 				.open_flags = lenient ? GTR_OPEN_LENIENT : 0};
 	struct timespec t0;
@@ -1905,16 +2053,16 @@ static int run_check(args *a)
 		gtr_part_info info = {.shard = sh, .all = all, .ntop = ntop, .lenient = lenient,
 				      .jobs = (unsigned)asked, .seconds = seconds};
 		static gtr_out o;
-		char tmp[4096 + 64];
+		gtr_outfile f;
 		size_t errors = 0;
 		for (size_t i = 0; i < nin; i++)
 			errors += res[i].status == GTR_CHECK_ERROR;
-		int fd = open_output(part, tmp, sizeof tmp);
+		int fd = open_output(part, &f, 0);
 		st = fd < 0 ? EXIT_ERR : EXIT_OK;
 		if (fd >= 0) {
 			gtr_out_init(&o, fd);
 			gtr_part_write(res, nin, &info, &o);
-			st = close_output(&o, fd, part, tmp);
+			st = close_output(&o, &f, part);
 		}
 		if (st == EXIT_OK && fd != STDOUT_FILENO)
 			printf("gtr check: shard %u/%u: %zu of %zu traces measured (%zu unreadable), "
@@ -2079,10 +2227,16 @@ static int run_report(args *a)
 			hopts.diff = &dopts;
 		}
 		static gtr_out o;
-		char tmp[4096 + 64];
-		int fd = open_output(out, tmp, sizeof tmp);
+		gtr_outfile f;
+		int fd = -1;
+		for (int k = 0; k < npaths; k++)
+			if (output_is_input(out, paths[k], "the trace"))
+				st = EXIT_USAGE;
+		if (st != EXIT_USAGE)
+			fd = open_output(out, &f, 0);
 		if (fd < 0) {
-			st = EXIT_ERR;
+			if (st != EXIT_USAGE)
+				st = EXIT_ERR;
 		} else {
 			gtr_out_init(&o, fd);
 			gtr_error err;
@@ -2094,17 +2248,14 @@ static int run_report(args *a)
 			gtr_meter_end(&meter);
 			if (rc < 0) {
 				gtr_out_flush(&o);
-				if (fd != STDOUT_FILENO) {
-					close(fd);
-					unlink(tmp);
-				}
+				gtr_outfile_abort(&f);
 				fprintf(stderr, "gtr: %s: %s\n", out, err.msg[0] ? err.msg : gtr_strerror(err.code));
 				st = EXIT_ERR;
 			} else {
-				off_t bytes = fd != STDOUT_FILENO ? lseek(fd, 0, SEEK_CUR) + (off_t)o.len : 0;
-				if (close_output(&o, fd, out, tmp) != EXIT_OK)
+				off_t bytes = !f.is_stdout ? lseek(fd, 0, SEEK_CUR) + (off_t)o.len : 0;
+				if (close_output(&o, &f, out) != EXIT_OK)
 					st = EXIT_ERR;
-				else if (fd != STDOUT_FILENO && isatty(STDERR_FILENO)) {
+				else if (!f.is_stdout && isatty(STDERR_FILENO)) {
 					char sz[32];
 					gtr_meter_bytes(sz, sizeof sz, (double)bytes);
 					fprintf(stderr, "gtr: wrote %s (%s)\n", out, sz);
@@ -2202,23 +2353,25 @@ static int run_pprof(args *a)
 			err.msg[0] ? err.msg : gtr_strerror(err.code));
 		st = EXIT_ERR;
 	} else {
-		char tmp[4096];
-		int fd = open_output(outp ? outp : "-", tmp, sizeof tmp);
+		gtr_outfile f;
+		int fd = -1;
+		if (outp && output_is_input(outp, path, "the trace"))
+			st = EXIT_USAGE;
+		else
+			fd = open_output(outp ? outp : "-", &f, 0);
 		if (fd < 0) {
-			st = EXIT_ERR;
+			if (st != EXIT_USAGE)
+				st = EXIT_ERR;
 		} else {
 			static gtr_out o;
 			gtr_out_init(&o, fd);
 			rc = gtr_pprof_write(op.trace, &p, &o, &err);
 			if (rc < 0) {
-				fprintf(stderr, "gtr: %s: %s\n", path, err.msg[0] ? err.msg : gtr_strerror(err.code));
+				fprintf(stderr, "gtr: %s: %s\n", nm(path), err.msg[0] ? err.msg : gtr_strerror(err.code));
 				st = EXIT_ERR;
-				if (tmp[0]) {
-					close(fd);
-					unlink(tmp);
-				}
+				gtr_outfile_abort(&f);
 			} else {
-				st = close_output(&o, fd, outp ? outp : "-", tmp);
+				st = close_output(&o, &f, outp ? outp : "-");
 			}
 		}
 	}
@@ -2231,7 +2384,21 @@ static int run_pprof(args *a)
 	return st;
 }
 
+static int cli_main(int argc, char **argv);
+
 int gtr_cli_main(int argc, char **argv)
+{
+	int st = cli_main(argc, argv);
+	/* --help and --version into a full disk or a closed stdout: said, and not 0. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "gtr: writing standard output: %s\n", strerror(errno ? errno : EIO));
+		if (st == EXIT_OK)
+			st = EXIT_ERR;
+	}
+	return st;
+}
+
+static int cli_main(int argc, char **argv)
 {
 	/* -v is global: accepted anywhere, by every command. */
 	int kept = 1;
