@@ -20,6 +20,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
 .PHONY: gotraces-test all run test unit difftest clitest viewstest deps go corpora bench arm64-test asan ubsan tsan sanitize fuzz help clean slurm-test
+.PHONY: all run test unit difftest clitest viewstest faults deps go corpora bench arm64-test asan ubsan tsan sanitize fuzz help clean slurm-test
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
@@ -77,6 +78,9 @@ viewstest: deps go all ## tasks, regions, mmu, goroutine against internal/trace 
 pproftest: deps go all ## gtr pprof against go tool trace -pprof on every corpus trace
 	@tests/pproftest.sh $(BUILD)/gtr $(GO_DIR) corpora/traces/*.trace
 .PHONY: pproftest
+
+faults: all ## the fault suite in full: shrinking files, kill -9, concurrent updates, many rounds
+	@FAULTS_FULL=1 GTR_ROOT=$(CURDIR) tests/faults.sh $(BUILD)/gtr corpora/traces/*.trace
 
 BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels $(BUILD)/bench/floor
 

@@ -108,6 +108,7 @@ tally inputtest tests/inputtest.sh "$gtr" "$GO_DIR" "${inputs[@]}"
 # with Go 1.22 and 1.26 (make gotraces-test: every program, every toolchain).
 tally gotraces tests/gotraces.sh "$gtr" "$GO_DIR" quick
 tally golden tests/golden.sh "$gtr"
+tally faults tests/faults.sh "$gtr" "${corpus[@]}"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()
 for f in corpora/traces/greedy-coarse-go1.26.trace corpora/traces/greedy-fine-go1.26.trace \
