@@ -774,7 +774,7 @@ static int spool(gtr_map *m, int in, const struct stat *st, const gtr_map_opts *
 	}
 	if (!S_ISREG(st->st_mode) && (o->check_head || unpack)) {
 		/* A stream's head is looked at before the rest is read. */
-		uint8_t head[256];
+		uint8_t head[4096];
 		size_t want = o->check_head && o->head < sizeof head ? o->head : 0;
 		if (unpack && want < GTR_PACK_HEAD)
 			want = GTR_PACK_HEAD;

@@ -678,7 +678,7 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 	gtr_error herr;
 	gtr_error_clear(&herr);
 	gtr_map_opts mo = {.mode = io, .flags = flags, .max_input = max_input, .check_head = head_is_trace,
-			   .ctx = &herr, .head = 16, .why = why, .whylen = sizeof why};
+			   .ctx = &herr, .head = 4096, .why = why, .whylen = sizeof why};
 	int rc = gtr_map_open_opts(&op->map, path, &mo);
 	cur_map = NULL;
 	shrink_said = 0;
@@ -686,7 +686,7 @@ static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned ope
 		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)herr.off, herr.msg);
 		return EXIT_ERR;
 	}
-	if (rc == -EFBIG) {
+	if (rc == -EFBIG && !why[0]) {
 		fprintf(stderr, "gtr: %s: more than %llu bytes (--max-input): save the stream to a file, or raise "
 			"--max-input\n", nm(path), (unsigned long long)(max_input ? max_input : GTR_MAP_MAX_INPUT));
 		return EXIT_ERR;
