@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium, which the HTML report test (tests/htmltest.sh)
-# drives headless, if it is missing. Kept apart from tests/deps.sh because
-# it is big and only that test needs it.
+# Installs Debian's chromium, which the HTML report tests (tests/htmltest.sh,
+# tests/viewertest.sh) drive headless, and Node, which runs the viewer
+# test's DevTools client (tests/cdp.js), if they are missing. Kept apart
+# from tests/deps.sh because they are big and only those tests need them.
 set -euo pipefail
-for c in chromium chromium-browser; do
-	command -v "$c" >/dev/null 2>&1 && exit 0
-done
-echo "installing chromium"
+want=()
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || want+=(chromium fonts-dejavu-core)
+command -v node >/dev/null 2>&1 || want+=(nodejs)
+[ ${#want[@]} -eq 0 ] && exit 0
+echo "installing ${want[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null

@@ -56,7 +56,7 @@ page() {
 	ok
 	local size
 	size=$(stat -c %s "$html")
-	[ "$size" -lt 400000 ] && ok || bad "$name: the page is $size bytes"
+	[ "$size" -lt 2000000 ] && ok || bad "$name: the page is $size bytes"
 	# Self-contained: nothing loaded from anywhere, and a policy that forbids it.
 	if grep -Eq '(src|href)="(https?:)?//|@import|url\(' "$html"; then
 		bad "$name: the page refers to something outside itself"

@@ -23,6 +23,7 @@
 #include "core/report/views_report.h"
 #include "core/analysis/pprof.h"
 #include "core/report/pprof_proto.h"
+#include "core/analysis/zoom.h"
 #include "io/map.h"
 #include "io/unpack.h"
 #include "io/meter.h"
@@ -104,15 +105,19 @@ static const char usage_report[] =
 	"usage: gtr report [flags] FILE [B]\n"
 	"\n"
 	"Writes one self-contained HTML page (no network, no server: open it from\n"
-	"disk) with pictures of the trace: a timeline with one row per P (and per M\n"
-	"for go 1.22 and later traces) showing how busy each was, at a fixed number of\n"
-	"time buckets whatever the trace's size, with the top slices drawn exactly\n"
-	"and labelled and the stop-the-world pauses marked (zoom with the wheel or\n"
-	"the buttons, pan by dragging); a histogram of slice durations on log scales\n"
-	"with Tmax_stw and the measured STW p99 and max marked; the greedy table\n"
-	"with stacks; the pauses with the goroutines that made them wait; and the\n"
-	"per-function statistics. With a second trace B, the page starts with the\n"
-	"diff of A and B (as gtr diff) and shows both traces.\n"
+	"disk) that views the trace: a timeline with one row per P (and per M for\n"
+	"go 1.22 and later traces) that zooms from the whole trace down to single\n"
+	"slices, each with its goroutine, function, duration and how it ended (w/s\n"
+	"or the wheel to zoom, a/d or dragging to pan; click a slice to follow its\n"
+	"goroutine across Ps); lanes for GOMAXPROCS, the heap, goroutines and\n"
+	"threads over time; the stop-the-world pauses marked; a histogram of slice\n"
+	"durations on log scales with Tmax_stw and the measured STW p99 and max\n"
+	"marked; the greedy table with stacks; the pauses with the goroutines that\n"
+	"made them wait; and the per-function statistics. The page embeds the\n"
+	"longest slices, up to --slices and to about 14 MB of them: every slice\n"
+	"longer than the shortest one left out is drawn exactly, and the rest shade\n"
+	"their P. With a second trace B, the page starts with the diff of A and B\n"
+	"(as gtr diff) and shows both traces.\n"
 	"\n"
 	"flags:\n"
 	"  -o, --output FILE     where the page goes (default report.html; - for\n"
@@ -120,8 +125,10 @@ static const char usage_report[] =
 	"  -n N                  top slices drawn and listed, pauses listed (default 10)\n"
 	"  --depth N             frames per stack (default 32)\n"
 	"  --functions N         rows of the per-function table (default 50)\n"
-	"  --buckets N           time buckets per timeline row, 16 to 20000\n"
-	"                        (default 2000)\n"
+	"  --buckets N           time buckets per timeline row in the overview, 16 to\n"
+	"                        20000 (default 2000)\n"
+	"  --slices N            slices embedded at most, the longest: 1 to 1000000\n"
+	"                        (default 1000000)\n"
 	"  --threshold M=PCT     with B: the diff's thresholds (see gtr diff --help)\n"
 	"  --min-delta D         with B: a duration must also change by more than D\n"
 	"  --lenient             read what can be read of damaged traces\n"
@@ -2084,6 +2091,7 @@ typedef struct report_in {
 	gtr_greedy *g;
 	gtr_stats *s;
 	gtr_timeline *tl;
+	gtr_zoom *z;
 	gtr_metrics m;
 	char warn[400]; /* what a partial read lost, for the page */
 } report_in;
@@ -2094,6 +2102,7 @@ static int run_report(args *a)
 	gtr_thresholds_default(&th);
 	gtr_diff_opts dopts = {.rows = 10, .th = &th};
 	gtr_timeline_opts topts = {.buckets = GTR_TIMELINE_BUCKETS};
+	gtr_zoom_opts zopts = {.slices = GTR_ZOOM_SLICES};
 	gtr_html_opts hopts = {.stack_depth = 32, .func_rows = GTR_HTML_FUNC_ROWS,
 			       .generator = "gtr " GTR_VERSION_STRING};
 	size_t top = 10;
@@ -2129,13 +2138,19 @@ static int run_report(args *a)
 		}
 		if ((m = flag_value(a, "-n", &val)) != 0 || (m = flag_value(a, "--depth", &val)) != 0 ||
 		    (m = flag_value(a, "--functions", &val)) != 0 ||
-		    (m = flag_value(a, "--buckets", &val)) != 0) {
+		    (m = flag_value(a, "--buckets", &val)) != 0 ||
+		    (m = flag_value(a, "--slices", &val)) != 0) {
 			size_t *into = arg[1] == 'n' ? &top : arg[2] == 'd' ? &hopts.stack_depth
-				       : arg[2] == 'f' ? &hopts.func_rows : &topts.buckets;
+				       : arg[2] == 'f' ? &hopts.func_rows : arg[2] == 's' ? &zopts.slices
+				       : &topts.buckets;
 			if (m < 0 || parse_count(val, into) < 0 ||
+			    (into == &zopts.slices && *into > GTR_ZOOM_MAX_SLICES) ||
 			    (into == &topts.buckets && (*into < GTR_TIMELINE_MIN_BUCKETS ||
 							*into > GTR_TIMELINE_MAX_BUCKETS))) {
-				if (into == &topts.buckets)
+				if (into == &zopts.slices)
+					fprintf(stderr, "gtr: %s: --slices takes a count from 1 to %d\n",
+						a->cmd, GTR_ZOOM_MAX_SLICES);
+				else if (into == &topts.buckets)
 					fprintf(stderr, "gtr: %s: --buckets takes a count from %d to %d\n",
 						a->cmd, GTR_TIMELINE_MIN_BUCKETS, GTR_TIMELINE_MAX_BUCKETS);
 				else
@@ -2199,6 +2214,9 @@ static int run_report(args *a)
 			if (an.has_metrics)
 				r->m = an.metrics;
 		}
+		progress_pass = "zoom";
+		if (rc == 0)
+			rc = gtr_zoom_run(r->op.trace, &zopts, &r->z, &err);
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
 		if (rc < 0) {
@@ -2208,7 +2226,7 @@ static int run_report(args *a)
 		}
 		st = loss_status(paths[k], r->op.trace, lenient || npaths == 2, st);
 		ht[k] = (gtr_html_trace){.file = paths[k], .trace = r->op.trace, .greedy = r->g,
-					 .stats = r->s, .timeline = r->tl};
+					 .stats = r->s, .timeline = r->tl, .zoom = r->z};
 		gtr_loss l;
 		gtr_trace_loss(r->op.trace, &l);
 		if (gtr_loss_any(&l)) {
@@ -2267,6 +2285,7 @@ static int run_report(args *a)
 		gtr_greedy_free(in[k].g);
 		gtr_stats_free(in[k].s);
 		gtr_timeline_free(in[k].tl);
+		gtr_zoom_free(in[k].z);
 		gtr_metrics_free(&in[k].m);
 		if (in[k].open)
 			close_trace(&in[k].op);

@@ -129,6 +129,11 @@ static gtr_str ending(uint8_t state, gtr_str reason, int truncated, char *buf, s
 	return (gtr_str){buf, n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1};
 }
 
+gtr_str gtr_fmt_ending(uint8_t state, gtr_str reason, int truncated, char *buf, size_t cap)
+{
+	return ending(state, reason, truncated, buf, cap);
+}
+
 static void out_ending(gtr_out *o, uint8_t state, gtr_str reason, int truncated)
 {
 	char buf[256];

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/base/json.h"
+#include "core/base/sort.h"
 
 #include "html_template.h" /* gtr_html_tpl[], made from core/report/report.html by the Makefile */
 
@@ -475,6 +476,358 @@ static int put_timeline(gtr_out *o, const gtr_timeline *tl, uint64_t maxprocs, g
 	return 0;
 }
 
+/* ---- the viewer's data (core/analysis/zoom.h) ---- */
+
+/* Residual busy cells (P rows x buckets) in the page at most: past this, buckets are merged. */
+#define MAX_ZOOM_CELLS (1u << 20)
+
+/* Characters a number takes in the page's compact text: base-32 digits, least significant first. */
+static size_t vlen(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 32; v >>= 5)
+		n++;
+	return n;
+}
+
+static void put_v(gtr_out *o, uint64_t v)
+{
+	char b[16];
+	size_t n = 0;
+	for (; v >= 32; v >>= 5)
+		b[n++] = levels[32 + (v & 31)];
+	b[n++] = levels[v];
+	gtr_out_write(o, b, n);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static int in_page(const gtr_zoom_slice *s, int cut, uint64_t above)
+{
+	return !cut || s->end - s->start > above;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Goroutines of the slices in the page, sorted, each once: their number. */
+static size_t page_goroutines(const gtr_zoom *z, int cut, uint64_t above, uint64_t *gs, size_t *bytes)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < z->nslices; i++)
+		if (in_page(&z->slices[i], cut, above))
+			gs[n++] = (uint64_t)z->slices[i].g;
+	if (gtr_sort_u64(gs, n) < 0)
+		qsort(gs, n, sizeof *gs, cmp_u64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || gs[u - 1] != gs[i])
+			gs[u++] = gs[i];
+	*bytes = 0;
+	for (size_t i = 0; i < u; i++)
+		*bytes += vlen(i ? gs[i] - gs[i - 1] : gs[i]) + 3;
+	return u;
+}
+
+/* Characters of the slices' text with the slices longer than `above` (all when !cut). */
+static size_t slices_bytes(const gtr_zoom *z, int cut, uint64_t above, size_t *count)
+{
+	size_t bytes = 0, n = 0;
+	int64_t p = INT64_MIN;
+	uint64_t prev = 0;
+	for (size_t i = 0; i < z->nslices; i++) {
+		const gtr_zoom_slice *s = &z->slices[i];
+		if (!in_page(s, cut, above))
+			continue;
+		if (s->p != p) {
+			p = s->p;
+			prev = 0;
+			bytes += 32;
+		}
+		bytes += vlen(s->start - prev) + vlen(s->end - s->start) + vlen((uint64_t)s->g) + vlen(s->ended);
+		prev = s->start;
+		n++;
+	}
+	*count = n;
+	return bytes;
+}
+
+/* The function of each goroutine in the page: fn of its slices. */
+static uint32_t fn_of_g(const gtr_zoom *z, uint64_t g, const uint64_t *gs_fn_g, const uint32_t *gs_fn, size_t n)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (gs_fn_g[mid] < g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	(void)z;
+	return lo < n && gs_fn_g[lo] == g ? gs_fn[lo] : 0;
+}
+
+static int cmp_u64pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void put_counters(gtr_out *o, const gtr_zoom *z)
+{
+	gtr_out_printf(o, "\"counters\":{\"bucket_ns\":%llu,\"buckets\":%zu,\"series\":[",
+		       (unsigned long long)z->cbucket_ns, z->ncbuckets);
+	int first = 1;
+	for (int c = 0; c < GTR_ZC_N; c++) {
+		const gtr_zoom_series *s = &z->counters[c];
+		if (!s->seen)
+			continue;
+		gtr_out_printf(o, "%s{\"name\":\"%s\",\"points\":", first ? "" : ",",
+			       gtr_zoom_counter_name((gtr_zoom_counter)c));
+		first = 0;
+		if (s->overflow) {
+			gtr_out_str(o, "null");
+		} else {
+			gtr_out_char(o, '"');
+			uint64_t pt = 0, pv = 0;
+			for (size_t i = 0; i < s->n; i++) {
+				put_v(o, s->ts[i] - pt);
+				put_v(o, zigzag((int64_t)(s->val[i] - pv)));
+				pt = s->ts[i];
+				pv = s->val[i];
+			}
+			gtr_out_char(o, '"');
+		}
+		size_t from = 0;
+		while (from < z->ncbuckets && !s->set[from])
+			from++;
+		gtr_out_printf(o, ",\"from\":%zu,\"min\":\"", from);
+		uint64_t carry = 0, prev = 0;
+		for (size_t b = from; b < z->ncbuckets; b++) {
+			uint64_t v = s->set[b] ? s->min[b] : carry;
+			put_v(o, zigzag((int64_t)(v - prev)));
+			prev = v;
+			if (s->set[b])
+				carry = s->last[b];
+		}
+		gtr_out_str(o, "\",\"max\":\"");
+		carry = 0;
+		prev = 0;
+		for (size_t b = from; b < z->ncbuckets; b++) {
+			uint64_t v = s->set[b] ? s->max[b] : carry;
+			put_v(o, zigzag((int64_t)(v - prev)));
+			prev = v;
+			if (s->set[b])
+				carry = s->last[b];
+		}
+		gtr_out_str(o, "\"}");
+	}
+	gtr_out_str(o, "]}");
+}
+
+/* The busy time of the slices left out of the page, per P, as busy levels. */
+static int put_residual(gtr_out *o, const gtr_zoom *z, int cut, uint64_t above, gtr_error *err)
+{
+	if (!cut || !z->nrows || !z->nbuckets) {
+		gtr_out_str(o, "\"residual\":null");
+		return 0;
+	}
+	size_t nb = z->nbuckets, k = 1;
+	while (nb / k > 1 && (nb + k - 1) / k * z->nrows > MAX_ZOOM_CELLS)
+		k++;
+	size_t nout = (nb + k - 1) / k;
+	double *left = malloc(nb * sizeof *left);
+	if (!left)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	uint64_t w = z->bucket_ns;
+	gtr_out_printf(o, "\"residual\":{\"bucket_ns\":%llu,\"buckets\":%zu,\"rows\":[",
+		       (unsigned long long)(w * k), nout);
+	size_t si = 0;
+	for (size_t r = 0; r < z->nrows; r++) {
+		const gtr_zoom_row *row = &z->rows[r];
+		for (size_t b = 0; b < nb; b++)
+			left[b] = (double)row->busy[b];
+		while (si < z->nslices && z->slices[si].p < row->p)
+			si++;
+		for (; si < z->nslices && z->slices[si].p == row->p; si++) {
+			const gtr_zoom_slice *s = &z->slices[si];
+			if (!in_page(s, cut, above))
+				continue;
+			uint64_t a = s->start, e = s->end;
+			for (uint64_t b = a / w; a < e && b < nb; b++) {
+				uint64_t bend = b + 1 > UINT64_MAX / w ? UINT64_MAX : (b + 1) * w;
+				uint64_t upto = e < bend ? e : bend;
+				left[b] -= (double)(upto - a);
+				a = upto;
+			}
+		}
+		gtr_out_printf(o, "%s{\"p\":%lld,\"busy\":\"", r ? "," : "", (long long)row->p);
+		for (size_t b = 0; b < nout; b++) {
+			double sum = 0;
+			for (size_t i = b * k; i < (b + 1) * k && i < nb; i++)
+				sum += left[i] > 0 ? left[i] : 0;
+			double f = sum / ((double)w * (double)k);
+			f = f < 0 ? 0 : f > 1 ? 1 : f;
+			int lv = f <= 0 ? 0 : (int)(f * (double)(sizeof levels - 2) + 0.5);
+			if (f > 0 && lv == 0)
+				lv = 1;
+			gtr_out_char(o, levels[lv]);
+		}
+		gtr_out_str(o, "\"}");
+	}
+	gtr_out_str(o, "]}");
+	free(left);
+	return 0;
+}
+
+/*
+ * The viewer's data of one trace. The slices go in longest first: when
+ * their text would pass `budget` bytes, the shortest are left out, a
+ * quarter at a time, and "exact_above_ns" says which are all there.
+ */
+static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err)
+{
+	if (!z) {
+		gtr_out_str(o, "\"zoom\":null");
+		return 0;
+	}
+	size_t n = z->nslices;
+	uint64_t *durs = malloc((n ? n : 1) * sizeof *durs);
+	uint64_t *gs = malloc((n ? n : 1) * sizeof *gs);
+	uint64_t *gpairs = malloc((n ? n : 1) * 2 * sizeof *gpairs);
+	uint32_t *remap = malloc((z->nfuncs ? z->nfuncs : 1) * sizeof *remap);
+	if (!durs || !gs || !gpairs || !remap) {
+		free(durs);
+		free(gs);
+		free(gpairs);
+		free(remap);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		durs[i] = z->slices[i].end - z->slices[i].start;
+	if (gtr_sort_u64(durs, n) < 0)
+		qsort(durs, n, sizeof *durs, cmp_u64);
+	int cut = 0;
+	uint64_t above = 0;
+	size_t kept = n, gbytes = 0, ng;
+	for (;;) {
+		size_t bytes = slices_bytes(z, cut, above, &kept);
+		ng = page_goroutines(z, cut, above, gs, &gbytes);
+		if (bytes + gbytes <= budget || kept == 0)
+			break;
+		size_t want = kept / 4 * 3;
+		cut = 1;
+		above = durs[n - want - 1];
+	}
+	/* Each goroutine's function, from its slices; the functions in the page numbered anew. */
+	for (size_t i = 0; i < n; i++) {
+		gpairs[2 * i] = (uint64_t)z->slices[i].g;
+		gpairs[2 * i + 1] = z->slices[i].fn;
+	}
+	qsort(gpairs, n, 2 * sizeof *gpairs, cmp_u64pair);
+	uint64_t *pg = gs + 0; /* gs[0..ng): the goroutines in the page */
+	uint32_t *gfn = malloc((ng ? ng : 1) * sizeof *gfn);
+	uint64_t *sg = malloc((n ? n : 1) * sizeof *sg);
+	uint32_t *sf = malloc((n ? n : 1) * sizeof *sf);
+	if (!gfn || !sg || !sf) {
+		free(gfn);
+		free(sg);
+		free(sf);
+		free(durs);
+		free(gs);
+		free(gpairs);
+		free(remap);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		sg[i] = gpairs[2 * i];
+		sf[i] = (uint32_t)gpairs[2 * i + 1];
+	}
+	for (size_t f = 0; f < z->nfuncs; f++)
+		remap[f] = UINT32_MAX;
+	uint32_t nf = 0;
+	for (size_t i = 0; i < ng; i++) {
+		uint32_t f = fn_of_g(z, pg[i], sg, sf, n);
+		if (f >= z->nfuncs)
+			f = 0;
+		if (remap[f] == UINT32_MAX)
+			remap[f] = nf++;
+		gfn[i] = remap[f];
+	}
+	uint64_t exact = z->exact_above > above ? z->exact_above : above;
+	gtr_out_printf(o, "\"zoom\":{\"slices_total\":%llu,\"slices\":%zu,\"exact_above_ns\":%llu,"
+			  "\"no_p\":%llu,\"dropped_rows\":%llu,\"end_ns\":%llu,\"budget_bytes\":%zu,\"funcs\":[",
+		       (unsigned long long)z->total, kept, (unsigned long long)(kept < z->total ? exact : 0),
+		       (unsigned long long)z->no_p, (unsigned long long)z->dropped_rows,
+		       (unsigned long long)z->end_ns, budget);
+	/* In the new order: remap is increasing in first use, so walk the goroutines again. */
+	uint32_t written = 0;
+	for (size_t i = 0; i < ng; i++) {
+		if (gfn[i] != written)
+			continue;
+		uint32_t f = fn_of_g(z, pg[i], sg, sf, n);
+		if (f >= z->nfuncs)
+			f = 0;
+		if (written)
+			gtr_out_char(o, ',');
+		put_gstr(o, z->funcs[f]);
+		written++;
+	}
+	gtr_out_str(o, "],\"ends\":[");
+	for (size_t e = 0; e < z->nends; e++) {
+		char buf[256];
+		const gtr_zoom_end *ze = &z->ends[e];
+		if (e)
+			gtr_out_char(o, ',');
+		put_gstr(o, gtr_fmt_ending(ze->state, ze->reason, ze->truncated, buf, sizeof buf));
+	}
+	gtr_out_str(o, "],\"gs\":\"");
+	for (size_t i = 0; i < ng; i++) {
+		put_v(o, i ? pg[i] - pg[i - 1] : pg[i]);
+		put_v(o, gfn[i]);
+	}
+	gtr_out_str(o, "\",\"rows\":[");
+	int64_t p = INT64_MIN;
+	uint64_t prev = 0;
+	int rows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const gtr_zoom_slice *s = &z->slices[i];
+		if (!in_page(s, cut, above))
+			continue;
+		if (s->p != p) {
+			gtr_out_printf(o, "%s{\"p\":%lld,\"s\":\"", rows++ ? "\"}," : "", (long long)s->p);
+			p = s->p;
+			prev = 0;
+		}
+		put_v(o, s->start - prev);
+		put_v(o, s->end - s->start);
+		put_v(o, (uint64_t)s->g);
+		put_v(o, s->ended);
+		prev = s->start;
+	}
+	gtr_out_str(o, rows ? "\"}]," : "],");
+	free(gfn);
+	free(sg);
+	free(sf);
+	free(durs);
+	free(gs);
+	free(gpairs);
+	free(remap);
+	int rc = put_residual(o, z, cut, above, err);
+	if (rc < 0)
+		return rc;
+	gtr_out_char(o, ',');
+	put_counters(o, z);
+	gtr_out_char(o, '}');
+	return 0;
+}
+
 /* floor(4 * log2(v)), -1 for 0: the coarse bin of a value. */
 static long quarter_octave(uint64_t v)
 {
@@ -548,6 +901,9 @@ static int put_trace(gtr_out *o, const gtr_html_trace *tr, const gtr_html_opts *
 	gtr_out_char(o, ',');
 	if ((rc = put_pauses(o, tr->greedy, opts->max_pauses ? opts->max_pauses : GTR_HTML_MAX_PAUSES,
 			     err)) < 0)
+		return rc;
+	gtr_out_char(o, ',');
+	if ((rc = put_zoom(o, tr->zoom, opts->zoom_bytes ? opts->zoom_bytes : GTR_HTML_ZOOM_BYTES, err)) < 0)
 		return rc;
 	gtr_out_char(o, ',');
 	put_hist(o, &tr->stats->slices);

@@ -12,6 +12,14 @@
  * two traces, the gtr.diff.v1 report. Its size is bounded by the number of
  * rows x buckets, the top-N slices and the capped number of pauses and
  * functions, never by the size of the trace.
+ *
+ * With a zoom result (core/analysis/zoom.h) the object also holds, per
+ * trace, the viewer's data: the kept slices of each P in a compact text
+ * (numbers as base-32 digits, one character each, in the 64 characters
+ * A-Z a-z 0-9 - _: the 32 last ones mark a digit that more follow), at
+ * most GTR_HTML_ZOOM_BYTES of them, the shortest left out first; the busy
+ * time of the slices left out, per P at a fine resolution; and the
+ * counters. The page stays under 20 MB whatever the trace.
  */
 #ifndef GTR_CORE_HTML_REPORT_H
 #define GTR_CORE_HTML_REPORT_H
@@ -23,11 +31,14 @@
 #include "core/analysis/greedy.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/timeline.h"
+#include "core/analysis/zoom.h"
 #include "core/trace/trace.h"
 #include "io/out.h"
 
 #define GTR_HTML_FUNC_ROWS 50    /* default rows of the per-function table */
 #define GTR_HTML_MAX_PAUSES 2000 /* default pauses drawn: the longest, when there are more */
+/* Bytes of the page's slices and goroutines at most: the shortest slices are left out past it. */
+#define GTR_HTML_ZOOM_BYTES (14u << 20)
 
 /* One trace's results, all computed from `trace`, which stays open while the page is written. */
 typedef struct gtr_html_trace {
@@ -36,6 +47,7 @@ typedef struct gtr_html_trace {
 	const gtr_greedy *greedy;      /* its top slices are the ones drawn and listed */
 	const gtr_stats *stats;
 	const gtr_timeline *timeline;
+	const gtr_zoom *zoom;          /* the viewer's slices and counters; NULL: none */
 	const char *warning;           /* shown above its pictures (what a partial read lost); NULL: none */
 } gtr_html_trace;
 
@@ -43,6 +55,7 @@ typedef struct gtr_html_opts {
 	size_t stack_depth;           /* frames per stack; 0: all */
 	size_t func_rows;             /* 0: GTR_HTML_FUNC_ROWS */
 	size_t max_pauses;            /* 0: GTR_HTML_MAX_PAUSES */
+	size_t zoom_bytes;            /* 0: GTR_HTML_ZOOM_BYTES */
 	const char *generator;        /* "gtr 0.1.0", shown in the footer */
 	/* Two traces: the diff view of diff_a (before) and diff_b (after). */
 	const gtr_metrics *diff_a, *diff_b;

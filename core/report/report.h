@@ -35,6 +35,14 @@ int gtr_report_stack(const gtr_trace *t, uint32_t table, uint64_t stack, gtr_out
 
 
 
+/*
+ * How a slice ended, in the greedy report's words ("blocked on chan
+ * receive", "syscall", "still running when the trace ended
+ * (truncated)"): state is the gtr_gstate the goroutine went to,
+ * truncated 0, 1 or GTR_END_LOST. Written into buf (cap > 0); returns it.
+ */
+gtr_str gtr_fmt_ending(uint8_t state, gtr_str reason, int truncated, char *buf, size_t cap);
+
 /* Writes s as a JSON string literal. */
 void gtr_out_json_str(gtr_out *o, gtr_str s);
 
