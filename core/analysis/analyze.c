@@ -9,7 +9,8 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 	gtr_greedy_acc *g = NULL, *mg = NULL;
 	gtr_stats_acc *s = NULL, *ms = NULL;
 	gtr_timeline_acc *tl = NULL;
-	gtr_sink sinks[5];
+	gtr_zoom_acc *zm = NULL;
+	gtr_sink sinks[6];
 	size_t n = 0;
 	gtr_greedy *mgres = NULL;
 	gtr_stats *msres = NULL;
@@ -20,6 +21,8 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 		sinks[n++] = gtr_stats_sink(s);
 	if (rc == 0 && o->timeline && (rc = gtr_timeline_begin(t, o->timeline, &tl, err)) == 0)
 		sinks[n++] = gtr_timeline_sink(tl);
+	if (rc == 0 && o->zoom && (rc = gtr_zoom_begin(t, o->zoom, &zm, err)) == 0)
+		sinks[n++] = gtr_zoom_sink(zm);
 	if (rc == 0 && o->metrics_top) {
 		/* The metrics name the goroutines of the top slices: the stats
 		 * beside them keep the rows of those that ever made the top. */
@@ -46,6 +49,10 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 		rc = gtr_timeline_end(tl, &a->timeline, err);
 		tl = NULL;
 	}
+	if (rc == 0 && zm) {
+		rc = gtr_zoom_finish(zm, &a->zoom, err);
+		zm = NULL;
+	}
 	if (rc == 0 && mg) {
 		gtr_greedy_close(mg);
 		if ((rc = gtr_stats_end(ms, &msres, err)) == 0)
@@ -63,6 +70,7 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 	gtr_greedy_abort(g);
 	gtr_stats_abort(s);
 	gtr_timeline_abort(tl);
+	gtr_zoom_abort(zm);
 	gtr_greedy_abort(mg);
 	gtr_stats_abort(ms);
 	gtr_greedy_free(mgres);
@@ -77,6 +85,7 @@ void gtr_analysis_free(gtr_analysis *a)
 	gtr_greedy_free(a->greedy);
 	gtr_stats_free(a->stats);
 	gtr_timeline_free(a->timeline);
+	gtr_zoom_free(a->zoom);
 	if (a->has_metrics)
 		gtr_metrics_free(&a->metrics);
 	memset(a, 0, sizeof *a);

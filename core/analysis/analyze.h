@@ -16,6 +16,7 @@
 #include "core/analysis/greedy.h"
 #include "core/analysis/stats.h"
 #include "core/analysis/timeline.h"
+#include "core/analysis/zoom.h"
 
 typedef struct gtr_analyze_opts {
 	unsigned jobs;                  /* engine threads (gtr_engine_opts) */
@@ -23,6 +24,7 @@ typedef struct gtr_analyze_opts {
 	const gtr_stats_keep *stats;    /* non-NULL: stats, keeping these rows */
 	const gtr_timeline_opts *timeline; /* non-NULL: the timeline */
 	size_t metrics_top;             /* > 0: the metrics of diff, with this many top slices */
+	const gtr_zoom_opts *zoom;      /* non-NULL: the report's zoomable slices and counters */
 } gtr_analyze_opts;
 
 typedef struct gtr_analysis {
@@ -31,6 +33,7 @@ typedef struct gtr_analysis {
 	gtr_timeline *timeline;
 	gtr_metrics metrics;
 	int has_metrics;
+	gtr_zoom *zoom;
 	gtr_engine_info engine;
 } gtr_analysis;
 

@@ -35,7 +35,7 @@ typedef struct fname {
 	int made;
 } fname;
 
-typedef struct run {
+struct gtr_zoom_acc {
 	const gtr_trace *t;
 	gtr_zoom *z;
 	gtr_idpool gs;          /* gz by goroutine id */
@@ -54,7 +54,8 @@ typedef struct run {
 	int64_t counts[8];      /* goroutines per gtr_gstate */
 	int ty_heap, ty_goal;
 	int v1;
-} run;
+};
+typedef struct gtr_zoom_acc run;
 
 const char *gtr_zoom_counter_name(gtr_zoom_counter c)
 {
@@ -499,16 +500,35 @@ void gtr_zoom_free(gtr_zoom *z)
 	free(z);
 }
 
-int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, gtr_error *err)
+static void acc_free(run *r)
 {
-	*out = NULL;
+	gtr_idpool_free(&r->gs);
+	gtr_idmap_free(r->stackfn);
+	gtr_idmap_free(r->namefn);
+	gtr_idmap_free(r->prow);
+	free(r->names);
+	free(r->heap);
+	gtr_zoom_free(r->z);
+	free(r);
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+int gtr_zoom_begin(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom_acc **acc, gtr_error *err)
+{
+	*acc = NULL;
 	size_t cap = opts && opts->slices ? opts->slices : GTR_ZOOM_SLICES;
 	if (cap > GTR_ZOOM_MAX_SLICES)
 		return gtr_error_set(err, GTR_E_USAGE, 0, "%zu slices: at most %d, please", cap,
 				     GTR_ZOOM_MAX_SLICES);
+	run *rp = calloc(1, sizeof *rp);
+	if (!rp)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	run r = {.t = t, .nb = GTR_ZOOM_BUCKETS};
 	int rc = 0;
-	gtr_reader *rd = NULL;
 	r.z = calloc(1, sizeof *r.z);
 	r.stackfn = gtr_idmap_create();
 	r.namefn = gtr_idmap_create();
@@ -519,7 +539,7 @@ int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, 
 	r.heap = malloc(r.allocheap * sizeof *r.heap);
 	if (!r.z || !r.stackfn || !r.namefn || !r.prow || pool_rc < 0 || !r.heap) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+		goto fail;
 	}
 	gtr_zoom *z = r.z;
 	for (int c = 0; c < GTR_ZC_N; c++) {
@@ -530,12 +550,12 @@ int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, 
 		s->set = calloc(GTR_ZOOM_COUNTER_BUCKETS, 1);
 		if (!s->min || !s->max || !s->last || !s->set) {
 			rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-			goto out;
+			goto fail;
 		}
 	}
 	if (name_index(&r, "?", 1, 1) < 0) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+		goto fail;
 	}
 	const gtr_trace_info *info = gtr_trace_get_info(t);
 	r.v1 = info->family == GTR_FAMILY_V1;
@@ -543,64 +563,84 @@ int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, 
 	r.ty_goal = gtr_trace_type(t, "HeapGoal");
 	z->bucket_ns = info->span_ns / r.nb + 1;
 	z->cbucket_ns = info->span_ns / GTR_ZOOM_COUNTER_BUCKETS + 1;
+	*rp = r;
+	*acc = rp;
+	return 0;
+fail:
+	*rp = r;
+	acc_free(rp);
+	return rc;
+}
 
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
-	}
-	if (rc < 0)
-		goto out;
+gtr_sink gtr_zoom_sink(gtr_zoom_acc *r)
+{
+	return (gtr_sink){r, sink_event};
+}
+
+void gtr_zoom_abort(gtr_zoom_acc *r)
+{
+	if (r)
+		acc_free(r);
+}
+
+int gtr_zoom_finish(gtr_zoom_acc *r, gtr_zoom **out, gtr_error *err)
+{
+	*out = NULL;
+	int rc = 0;
+	gtr_zoom *z = r->z;
 	/* What still runs at the end runs until the last event. */
-	for (size_t i = 0; i < r.gs.n; i++) {
-		gz *g = gtr_idpool_at(&r.gs, i);
+	for (size_t i = 0; i < r->gs.n; i++) {
+		gz *g = gtr_idpool_at(&r->gs, i);
 		if (g && g->running &&
-		    (rc = end_slice(&r, g, z->end_ns, GTR_GS_RUNNING, 1, (gtr_str){"", 0})) < 0) {
+		    (rc = end_slice(r, g, z->end_ns, GTR_GS_RUNNING, 1, (gtr_str){"", 0})) < 0) {
 			gtr_error_set(err, rc, 0, "out of memory");
-			goto out;
+			goto fail;
 		}
 	}
-	while ((z->end_ns) / z->bucket_ns >= r.nb && z->bucket_ns <= UINT64_MAX / 4)
-		coarsen_busy(&r);
+	while ((z->end_ns) / z->bucket_ns >= r->nb && z->bucket_ns <= UINT64_MAX / 4)
+		coarsen_busy(r);
 	uint64_t used = z->end_ns / z->bucket_ns + 1;
-	z->nbuckets = used < r.nb ? (size_t)used : r.nb;
+	z->nbuckets = used < r->nb ? (size_t)used : r->nb;
 	while (z->end_ns / z->cbucket_ns >= GTR_ZOOM_COUNTER_BUCKETS && z->cbucket_ns <= UINT64_MAX / 4)
-		coarsen_counters(&r);
+		coarsen_counters(r);
 	used = z->end_ns / z->cbucket_ns + 1;
 	z->ncbuckets = used < GTR_ZOOM_COUNTER_BUCKETS ? (size_t)used : GTR_ZOOM_COUNTER_BUCKETS;
 	if (z->nrows)
 		qsort(z->rows, z->nrows, sizeof *z->rows, cmp_row);
-	z->slices = r.heap;
-	z->nslices = r.nheap;
-	r.heap = NULL;
+	z->slices = r->heap;
+	z->nslices = r->nheap;
+	r->heap = NULL;
 	if (z->nslices)
 		qsort(z->slices, z->nslices, sizeof *z->slices, cmp_kept);
-	z->funcs = malloc(r.nnames * sizeof *z->funcs);
+	z->funcs = malloc(r->nnames * sizeof *z->funcs);
 	if (!z->funcs) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+		goto fail;
 	}
-	for (size_t i = 0; i < r.nnames; i++)
-		z->funcs[i] = (gtr_str){name_ptr(&r, &r.names[i]), r.names[i].s.n};
-	z->nfuncs = r.nnames;
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	gtr_idpool_free(&r.gs);
-	gtr_idmap_free(r.stackfn);
-	gtr_idmap_free(r.namefn);
-	gtr_idmap_free(r.prow);
-	free(r.names);
-	free(r.heap);
+	for (size_t i = 0; i < r->nnames; i++)
+		z->funcs[i] = (gtr_str){name_ptr(r, &r->names[i]), r->names[i].s.n};
+	z->nfuncs = r->nnames;
+	*out = z;
+	r->z = NULL;
+	acc_free(r);
+	return 0;
+fail:
+	acc_free(r);
+	return rc;
+}
+
+int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, gtr_error *err)
+{
+	*out = NULL;
+	gtr_zoom_acc *r;
+	int rc = gtr_zoom_begin(t, opts, &r, err);
+	if (rc < 0)
+		return rc;
+	gtr_sink sk = gtr_zoom_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = 1}, NULL, err);
 	if (rc < 0) {
-		gtr_zoom_free(r.z);
+		gtr_zoom_abort(r);
 		return rc;
 	}
-	*out = r.z;
-	return 0;
+	return gtr_zoom_finish(r, out, err);
 }

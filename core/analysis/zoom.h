@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 #define GTR_ZOOM_SLICES 1000000    /* default cap on the slices kept */
@@ -105,6 +106,13 @@ typedef struct gtr_zoom_opts {
  * threads; a result belongs to one.
  */
 int gtr_zoom_run(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom **out, gtr_error *err);
+
+/* The same as a sink of the engine: begin, gtr_engine_run, finish or abort. */
+typedef struct gtr_zoom_acc gtr_zoom_acc;
+int gtr_zoom_begin(const gtr_trace *t, const gtr_zoom_opts *opts, gtr_zoom_acc **acc, gtr_error *err);
+gtr_sink gtr_zoom_sink(gtr_zoom_acc *acc);
+int gtr_zoom_finish(gtr_zoom_acc *acc, gtr_zoom **out, gtr_error *err);
+void gtr_zoom_abort(gtr_zoom_acc *acc);
 void gtr_zoom_free(gtr_zoom *z);
 
 /* The name of a counter: "heap_alloc", "heap_goal", "g_running", ... */

@@ -2204,7 +2204,7 @@ static int run_report(args *a)
 		rc = gtr_analyze(r->op.trace,
 				 &(gtr_analyze_opts){.jobs = engine_jobs(), .greedy_top = top, .stats = &(gtr_stats_keep){0},
 						     .timeline = &topts,
-						     .metrics_top = npaths == 2 ? dopts.rows : 0},
+						     .metrics_top = npaths == 2 ? dopts.rows : 0, .zoom = &zopts},
 				 &an, &err);
 		if (rc == 0) {
 			say_engine(paths[k], &an.engine);
@@ -2213,10 +2213,8 @@ static int run_report(args *a)
 			r->tl = an.timeline;
 			if (an.has_metrics)
 				r->m = an.metrics;
+			r->z = an.zoom;
 		}
-		progress_pass = "zoom";
-		if (rc == 0)
-			rc = gtr_zoom_run(r->op.trace, &zopts, &r->z, &err);
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
 		if (rc < 0) {
