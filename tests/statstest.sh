@@ -270,10 +270,13 @@ if [ -n "$f" ]; then
 	"$gtr" stats >/dev/null 2>&1
 	[ $? -eq 2 ] && result "stats without a file: usage error" ok || result "stats without a file" fail "exit $?"
 	gzip -c "$f" >"$out/gz"
-	"$gtr" stats "$out/gz" >/dev/null 2>"$out/err"
-	st=$?
-	[ $st -eq 1 ] && [ "$(wc -l <"$out/err")" -eq 1 ] && grep -q 'gzip' "$out/err" &&
-		result "stats of a gzipped trace: exit 1, one line" ok || result "stats of a gzipped trace" fail "exit $st: $(cat "$out/err")"
+	# A gzip'd trace is read as the trace itself (io/unpack.c): the same
+	# statistics but for the line that names the file.
+	"$gtr" stats "$out/gz" 2>"$out/err" | sed 1d >"$out/gz.out"
+	st=${PIPESTATUS[0]}
+	"$gtr" stats "$f" 2>/dev/null | sed 1d >"$out/plain.out"
+	[ $st -eq 0 ] && cmp -s "$out/gz.out" "$out/plain.out" &&
+		result "stats of a gzipped trace: the plain trace's figures" ok || result "stats of a gzipped trace" fail "exit $st: $(head -c 200 "$out/err")"
 	head -c 2000 "$f" >"$out/cut"
 	"$gtr" stats "$out/cut" >/dev/null 2>"$out/err"
 	st=$?
