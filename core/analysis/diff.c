@@ -465,30 +465,41 @@ int gtr_compare_runs(const gtr_metrics *const *base, size_t nb, const gtr_metric
 				gtr_change c = {.metric = m, .func = func, .threshold = th->pct[m]};
 				if (measure(base, nb, cur, nc, m, func, stat, scratch, &c) < 0)
 					goto nomem;
-				/* Too small on both sides to be worth a test. */
-				uint64_t floor = gtr_metric_is_time(m) ? th->min_delta : gtr_metric_is_share(m) ? th->min_share : 0;
-				if (c.base <= floor && c.cur <= floor)
+				/* Too small on both sides to be worth a test: a share
+				 * under GTR_FUNC_MIN_SHARE, a time under the min delta. */
+				uint64_t floor = gtr_metric_is_time(m)    ? th->min_delta
+						 : gtr_metric_is_share(m) ? GTR_FUNC_MIN_SHARE
+									  : 0;
+				if (c.base < floor && c.cur < floor)
 					continue;
 				if (add_change(out, n, &cap, c) < 0)
 					goto nomem;
 			}
 		}
 	}
-	/* Holm: the smallest p against alpha/k, the next against alpha/(k-1), ... */
+	/*
+	 * Holm, in two families: the trace's totals, and the functions' figures.
+	 * In each, the smallest p against alpha/k, the next against
+	 * alpha/(k-1), ..., until one fails.
+	 */
 	ci.tested = stat ? *n : 0;
 	if (stat && *n) {
 		order = malloc(*n * sizeof *order);
 		if (!order)
 			goto nomem;
-		for (size_t i = 0; i < *n; i++)
-			order[i] = &(*out)[i];
-		qsort(order, *n, sizeof *order, cmp_by_p);
-		int stop = 0;
-		for (size_t i = 0; i < *n; i++) {
-			gtr_change *c = (gtr_change *)order[i];
-			c->level = th->alpha / (double)(*n - i);
-			stop |= !(c->p < c->level);
-			c->significant = !stop;
+		for (int fam = 0; fam < 2; fam++) {
+			size_t k = 0;
+			for (size_t i = 0; i < *n; i++)
+				if (((*out)[i].func != NULL) == fam)
+					order[k++] = &(*out)[i];
+			qsort(order, k, sizeof *order, cmp_by_p);
+			int stop = 0;
+			for (size_t i = 0; i < k; i++) {
+				gtr_change *c = (gtr_change *)order[i];
+				c->level = th->alpha / (double)(k - i);
+				stop |= !(c->p < c->level);
+				c->significant = !stop;
+			}
 		}
 	}
 	int worse = 0, better = 0;

@@ -14,10 +14,11 @@
  *
  * - with enough runs on both sides for the Mann-Whitney U test to reach
  *   alpha (4 and 4 at 0.05), a metric changed only when the test says
- *   so at the case's level (alpha, split over the metrics compared with
- *   Holm's step-down method, so that a case with many metrics is not
- *   more likely to fail by chance) and its median moved by more than
- *   its threshold and, for a duration, by more than the minimum delta;
+ *   so at the case's level (alpha, split with Holm's step-down method
+ *   over the trace's totals compared, and again over the functions'
+ *   figures, so that a case with many metrics is not more likely to fail
+ *   by chance) and its median moved by more than its threshold and, for
+ *   a duration, by more than the minimum delta (a share: min_share);
  * - with fewer (one run a side, say), the verdict is not statistical:
  *   only the metrics marked stable enough for it (gtr_thresholds.few)
  *   are held to their thresholds.
@@ -121,6 +122,9 @@ void gtr_metrics_sort_funcs(gtr_metrics *m);
 
 /* A start function's share of all execution time, in ppm. */
 uint64_t gtr_func_share(const gtr_metrics *m, const gtr_func_metrics *f);
+
+/* A function's share is compared only where it is at least this on a side (5%, in ppm). */
+#define GTR_FUNC_MIN_SHARE 50000
 
 typedef struct gtr_thresholds {
 	double pct[GTR_METRICS_ALL]; /* percent; < 0: not checked */

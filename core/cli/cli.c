@@ -1003,8 +1003,8 @@ static int run_check(args *a)
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
 	const char *baseline = NULL, *report_json = NULL, *junit = NULL, *pattern = "*.trace";
-	int update = 0, quiet = 0, lenient = 0;
-	size_t ntop = 10, jobs = 0;
+	int update = 0, quiet = 0, lenient = 0, fail_missing = 1;
+	size_t ntop = 10, jobs = 0, max_runs = GTR_BASELINE_MAX_RUNS;
 	gtr_io_mode io = GTR_IO_AUTO;
 	char **paths = calloc((size_t)a->argc, sizeof *paths);
 	size_t npaths = 0;
@@ -1045,6 +1045,15 @@ static int run_check(args *a)
 			}
 		} else if (strcmp(arg, "--update-baseline") == 0) {
 			update = 1;
+		} else if (strcmp(arg, "--fail-on-missing") == 0) {
+			fail_missing = 1;
+		} else if (strcmp(arg, "--no-fail-on-missing") == 0) {
+			fail_missing = 0;
+		} else if ((m = flag_value(a, "--max-runs", &val)) != 0) {
+			if (m < 0 || parse_count(val, &max_runs) < 0 || max_runs > 1000) {
+				say("%s: --max-runs takes a number of runs (1 to 1000)%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
 		} else if (strcmp(arg, "--lenient") == 0) {
 			lenient = 1;
 		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
@@ -1153,17 +1162,20 @@ static int run_check(args *a)
 	gtr_check_result *res = NULL;
 	gtr_error err;
 	gtr_error_clear(&err);
-	rc = gtr_check_run(in, nin, &copts, &res, &err);
+	rc = gtr_check_measure(in, nin, &copts, &res, &err);
 	gtr_progress_end(&prog);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	gtr_check_case *cases = NULL;
+	size_t ncases = 0;
+	if (rc == 0 && gtr_check_judge(res, nin, base, &th, &cases, &ncases) < 0)
+		rc = gtr_error_set(&err, GTR_E_NOMEM, 0, "out of memory");
 	if (rc < 0) {
 		say("%s: %s", a->cmd, err.msg);
+		gtr_check_results_free(res, nin);
 		gtr_baseline_free(base);
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;
 	}
-	gtr_check_summary sum;
-	gtr_check_summarize(res, nin, base, &sum);
 	for (size_t i = 0; i < nin; i++)
 		if (res[i].warning[0])
 			fprintf(stderr, "gtr: warning: %s: %s\n", in[i].name, res[i].warning);
@@ -1178,16 +1190,23 @@ static int run_check(args *a)
 				say("%s: the baseline cannot be standard output%s", a->cmd, "");
 		} else {
 			gtr_out_init(&o, fd);
-			gtr_check_write_baseline(res, nin, base, &o);
+			gtr_check_write_baseline(cases, ncases, base, max_runs, &o);
 			io_failed |= close_output(&o, fd, baseline, tmp) != EXIT_OK;
 		}
 	}
 	gtr_check_report_opts ropts = {
-		.baseline_path = baseline, .baseline = base, .th = &th, .jobs = (unsigned)jobs,
-		.updated = update && !io_failed, .quiet = quiet,
+		.baseline_path = baseline, .th = &th, .jobs = (unsigned)jobs,
+		.updated = update && !io_failed, .quiet = quiet, .fail_on_missing = fail_missing && !update,
 		.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9};
-	/* 3 wins over 1: a regression is the finding CI is asked about. */
-	st = sum.regressed && !update ? EXIT_THRESHOLD : sum.errors || io_failed ? EXIT_ERR : EXIT_OK;
+	/* 3 wins over 1: a regression is the finding CI is asked about. An update accepts it. */
+	st = gtr_check_exit_status(cases, ncases, ropts.fail_on_missing);
+	if (update && st == EXIT_THRESHOLD) {
+		gtr_check_summary sum;
+		gtr_check_summarize(cases, ncases, &sum);
+		st = sum.errors ? EXIT_ERR : EXIT_OK;
+	}
+	if (io_failed)
+		st = st == EXIT_OK ? EXIT_ERR : st;
 	ropts.exit_status = st;
 	int to_stdout = 0;
 	for (int which = 0; which < 2; which++) {
@@ -1202,19 +1221,20 @@ static int run_check(args *a)
 		to_stdout |= fd == STDOUT_FILENO;
 		gtr_out_init(&o, fd);
 		if (which)
-			gtr_check_write_junit(res, nin, &ropts, &o);
+			gtr_check_write_junit(cases, ncases, &ropts, &o);
 		else
-			gtr_check_write_json(res, nin, &ropts, &o);
+			gtr_check_write_json(cases, ncases, &ropts, &o);
 		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
 	}
 	if (!to_stdout) {
 		gtr_out_init(&o, STDOUT_FILENO);
-		gtr_check_write_text(res, nin, &ropts, &o);
+		gtr_check_write_text(cases, ncases, &ropts, &o);
 		int werr = gtr_out_flush(&o);
 		io_failed |= werr && werr != EPIPE;
 	}
 	if (io_failed && st == EXIT_OK)
 		st = EXIT_ERR;
+	gtr_check_cases_free(cases, ncases);
 	gtr_check_results_free(res, nin);
 	gtr_baseline_free(base);
 	gtr_check_inputs_free(in, nin);
