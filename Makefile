@@ -19,7 +19,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan sanitize fuzz help clean
+.PHONY: all run test unit difftest clitest deps go corpora bench asan ubsan tsan sanitize fuzz help clean slurm-test
 
 all: $(BUILD)/gtr ## build the gtr binary (build/gtr)
 
@@ -65,6 +65,9 @@ go: ## install the Go toolchains the tests use as oracles (into GO_DIR)
 test: deps go ## build and run every test: unit, differential, CLI
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) tests/run.sh $(TEST_BIN)
+
+slurm-test: deps all ## check as a Slurm job array on a single-node cluster started here (root; installs slurm-wlm, munge)
+	@SLURMTEST_REQUIRED=1 tests/slurmtest.sh $(BUILD)/gtr corpora/traces/*.trace
 
 BENCH_BIN := $(BUILD)/bench/measure $(BUILD)/bench/kernels
 
@@ -118,7 +121,7 @@ fuzz: ## run each fuzz target for FUZZ_SECONDS (default 60; clang and libFuzzer 
 	@GO_DIR=$(GO_DIR) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12
 
 clean: ## remove build outputs
 	rm -rf build build-asan build-ubsan build-tsan build-sanitize build-fuzz

@@ -18,6 +18,9 @@
 # 4. Times Go's own readers on the same files: go tool trace -d=footprint
 #    on the v2 traces and go tool trace -pprof=sched on the 200 MiB one,
 #    and prints gtr's speed and memory against theirs.
+# 5. Every command (greedy, greedy --fast, footprint, stats, report, check,
+#    diff) against one pass of Go's reader over the same trace ("command"
+#    lines; BENCH_SKIP_COMMANDS=1 skips them).
 #
 # Environment: BUILD (build), GO_DIR (/opt/gtr-go), BENCH_RUNS (5),
 # BENCH_GO_RUNS (BENCH_RUNS), BENCH_BIG, BENCH_MID, BENCH_REGEN,
@@ -281,4 +284,47 @@ for t in $TRACES; do
 		fi
 	done
 done
+# ---- every command against Go's one pass ------------------------------------
+# What a person or a CI job runs, each at its default threads on the best
+# ISA, against one pass of Go's own reader over the same file: Go 1.26's
+# `go tool trace -d=footprint` for v2 traces, Go 1.21's `go tool trace -d`
+# (which prints every event: an upper bound of its pass) for v1 traces.
+# diff reads the trace twice (against itself); check reads one trace.
+if [ "${BENCH_SKIP_COMMANDS:-0}" != 1 ] && [ "${BENCH_SKIP_GO:-0}" != 1 ]; then
+	gotrace21=$cache/bin/trace-go1.21
+	if [ ! -x "$gotrace21" ]; then
+		note "building cmd/trace of Go 1.21"
+		go_env 1.21 "$(gobin 1.21)" build -o "$gotrace21" cmd/trace
+	fi
+	for t in $TRACES; do
+		f=$cache/$t.trace
+		bytes=$(stat -c %s "$f")
+		case $t in
+		v2-*) goname=go-tool-trace-d=footprint gocmd=("$gotrace" -d=footprint "$f") ;;
+		*) goname=go1.21-tool-trace-d gocmd=("$gotrace21" -d "$f") ;;
+		esac
+		r=$(best "$GO_RUNS" -o "$sink" -- "${gocmd[@]}") || {
+			note "Go's pass failed on $t: $r"
+			continue
+		}
+		go_s=$(kv "$r" seconds)
+		go_anon=$(kv "$r" peak_anon_kb)
+		echo "onepass input=$t go=$goname seconds=$go_s peak_anon_MB=$(awk -v a="$go_anon" 'BEGIN { printf "%.1f", a / 1024 }')"
+		for c in "greedy" "greedy --fast" "footprint" "stats" "report -o $cache/page.html" \
+			"check --update-baseline --baseline $cache/bench-base.json" "diff $f"; do
+			read -r -a args <<<"$c"
+			r=$(best "$RUNS" -o "$sink" -- "$gtr" "${args[@]}" "$f") || {
+				note "gtr $c failed on $t: $r"
+				continue
+			}
+			awk -v input="$t" -v cmd="${args[0]}${args[1]:+ ${args[1]}}" -v gs="$(kv "$r" seconds)" \
+				-v ts="$go_s" -v ga="$(kv "$r" peak_anon_kb)" -v go="$goname" 'BEGIN {
+				sub(/ -o$/, "", cmd); sub(/ --update-baseline$/, "", cmd); sub(/ \/.*/, "", cmd)
+				printf "command input=%s cmd=\"%s\" seconds=%.3f go=%s go_seconds=%.3f faster_than_go=%.1fx peak_anon_MB=%.1f\n",
+					input, cmd, gs, go, ts, ts / gs, ga / 1024
+			}'
+		done
+		rm -f "$cache/page.html" "$cache/bench-base.json"
+	done
+fi
 note "results saved in $log"

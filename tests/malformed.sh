@@ -102,6 +102,7 @@ every() {
 	for mode in "" --lenient; do
 		run "$name" greedy -n 3 $mode "$f"
 		run "$name" greedy --json -n 3 $mode "$f"
+		run "$name" greedy --fast --json -n 3 $mode "$f"
 		run "$name" dump --stacks $mode "$f"
 		run "$name" footprint $mode "$f"
 		run "$name" stats $mode "$f"

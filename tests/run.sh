@@ -25,8 +25,8 @@ tally() { # runs a suite, adds its "N passed, N failed" line to the totals
 	local line
 	line=$(grep -E '[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
 	if [ -n "$line" ]; then
-		pass=$((pass + $(echo "$line" | sed -E 's/.* ([0-9]+) passed.*/\1/')))
-		fail=$((fail + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+		pass=$((pass + $(echo "$line" | sed -E 's/^(.* )?([0-9]+) passed.*/\2/')))
+		fail=$((fail + $(echo "$line" | sed -E 's/^(.* )?([0-9]+) failed.*/\2/')))
 	fi
 	# A suite that failed without saying how many counts as one failure.
 	if [ "$st" -ne 0 ] && ! grep -qE '[1-9][0-9]* failed' <<<"$line"; then
@@ -72,6 +72,12 @@ tally scantest tests/scantest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${got
 tally statstest tests/statstest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
 tally diffcmdtest tests/diffcmdtest.sh "$gtr" "${corpus[@]}"
 tally checktest tests/checktest.sh "$gtr" "${corpus[@]}"
+# Every command on the engine, with the read on one thread and run ahead
+# on a second: the same bytes (the corpus, and Go's own test traces).
+tally enginetest tests/enginetest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
+tally shardtest tests/shardtest.sh "$gtr" "${corpus[@]}"
+# A real single-node Slurm cluster; skipped, with the reason, where it cannot run.
+tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
 tally golden tests/golden.sh "$gtr"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
 pages=()

@@ -120,7 +120,7 @@ for f in "$@" "${damaged[@]}"; do
 	name=$(basename "$f")
 	if ! "$gtr" greedy --ordered --json -n 20 "$f" >"$out/ordered" 2>"$out/ordered.err"; then
 		for j in 1 2 3; do
-			if "$gtr" greedy -j"$j" --json -n 20 "$f" >/dev/null 2>"$out/err"; then
+			if "$gtr" greedy --fast -j"$j" --json -n 20 "$f" >/dev/null 2>"$out/err"; then
 				bad "$name -j$j: succeeds where --ordered fails"
 			elif cmp -s "$out/err" "$out/ordered.err"; then
 				ok "$name -j$j (refused alike)"
@@ -134,7 +134,7 @@ for f in "$@" "${damaged[@]}"; do
 	for n in 20 3; do
 		[ "$n" = 20 ] || "$gtr" greedy --ordered --json -n "$n" "$f" >"$out/ordered" 2>/dev/null
 		for j in 1 2 3; do
-			"$gtr" -v greedy -j"$j" --json -n "$n" "$f" >"$out/par$j" 2>"$out/err$j"
+			"$gtr" -v greedy --fast -j"$j" --json -n "$n" "$f" >"$out/par$j" 2>"$out/err$j"
 		done
 		path=$(sed -n 's/^gtr: greedy: \([a-z]* path\).*/\1/p' "$out/err2")
 		if cmp -s "$out/par1" "$out/par2" && cmp -s "$out/par1" "$out/par3"; then
@@ -145,7 +145,7 @@ for f in "$@" "${damaged[@]}"; do
 			diff "$out/par1" "$out/par3" | head -4
 		fi
 		# v2: pass 1's fast walk and the generic one it falls back to.
-		GTR_SCAN_WALK=generic "$gtr" greedy -j2 --json -n "$n" "$f" >"$out/generic" 2>/dev/null
+		GTR_SCAN_WALK=generic "$gtr" greedy --fast -j2 --json -n "$n" "$f" >"$out/generic" 2>/dev/null
 		if cmp -s "$out/par2" "$out/generic"; then
 			ok "$name -n $n: the generic walk agrees"
 		else

@@ -9,10 +9,9 @@
 # syscall); a goroutine found in a state at a sync has been in it since
 # that sync; exiting or blocking "forever" stops its clocks; the end of
 # the trace stops every clock; "GC mark assist" ranges give the assist
-# time. Block reasons are grouped as README.md says. One difference is
-# modelled: Go's converter gives a v1 syscall that did not block a
-# duration of 1 ns, where the trace records an instant; gtr counts no
-# syscall time for it.
+# time. Block reasons are grouped as README.md says. A v1 syscall that did
+# not block lasts 1 ns in both (Go's converter makes the instant the trace
+# records 1 ns long, and gtr does the same).
 #
 # Checks, per trace:
 #  - each time total (exec, sched wait, the seven block groups, syscall,
@@ -88,11 +87,7 @@ oracle() {
 			if (from == to) next
 			seen[g] = 1
 			if (from == "Undetermined") add(g, to, cat(r), t - sync)
-			else if (open[g] && v1 && state[g] == "Syscall" && to == "Running" && t - since[g] == 1) {
-				# Go gives a v1 syscall that did not block 1 ns; the trace
-				# records an instant, and gtr keeps the goroutine running.
-				add(g, "Running", 0, 1); open[g] = 0
-			} else if (open[g]) { add(g, state[g], bc[g], t - since[g]); open[g] = 0 }
+			else if (open[g]) { add(g, state[g], bc[g], t - since[g]); open[g] = 0 }
 			if (from == "Running" && (g in sstart)) endslice(g, t)
 			if (to == "NotExist" || (to == "Waiting" && r == "forever")) { finalize(g, t); next }
 			open[g] = 1; state[g] = to; since[g] = t; bc[g] = (to == "Waiting") ? cat(r) : 0

@@ -97,12 +97,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static gtr_str func_of_g(const gtr_stats *s, int64_t g)
 {
 	size_t lo = 0, hi = s->ngs;
@@ -189,34 +183,15 @@ static int fill(gtr_metrics *m, const gtr_trace *t, const gtr_greedy *g, const g
 	return 0;
 }
 
-int gtr_metrics_compute(const gtr_trace *t, size_t ntop, gtr_metrics *m, gtr_error *err)
+int gtr_metrics_fill(gtr_metrics *m, const gtr_trace *t, const gtr_greedy *g, const gtr_stats *s)
 {
 	memset(m, 0, sizeof *m);
-	gtr_greedy *g = NULL;
-	gtr_stats *s = NULL;
-	int64_t *ids = NULL;
-	int rc = gtr_greedy_run(t, ntop ? ntop : 1, &g, err);
-	/* Of the goroutines, only the names of those in the top slices. */
-	gtr_stats_keep keep = {0};
-	if (rc == 0 && g->ntop && !(ids = malloc(g->ntop * sizeof *ids)))
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-	if (rc == 0) {
-		for (size_t i = 0; i < g->ntop; i++)
-			ids[keep.nids++] = g->top[i].g;
-		qsort(ids, keep.nids, sizeof *ids, cmp_i64);
-		keep.ids = ids;
-		rc = gtr_stats_run(t, &keep, &s, err);
-	}
-	if (rc == 0 && fill(m, t, g, s) < 0)
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	int rc = fill(m, t, g, s);
 	if (rc == 0) {
 		gtr_loss loss;
 		gtr_trace_loss(t, &loss);
 		m->partial = gtr_loss_any(&loss);
 	}
-	free(ids);
-	gtr_greedy_free(g);
-	gtr_stats_free(s);
 	if (rc < 0)
 		gtr_metrics_free(m);
 	return rc;

@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/greedy.h"
+#include "core/analysis/stats.h"
 #include "core/trace/trace.h"
 #include "io/out.h"
 
@@ -110,6 +112,13 @@ typedef struct gtr_metrics {
  * gtr_metrics_free. t may be shared between threads.
  */
 int gtr_metrics_compute(const gtr_trace *t, size_t ntop, gtr_metrics *m, gtr_error *err);
+
+/* gtr_metrics_compute on the engine with `jobs` threads (core/analysis/analyze.c). */
+int gtr_metrics_compute_jobs(const gtr_trace *t, size_t ntop, unsigned jobs, gtr_metrics *m,
+			     gtr_error *err);
+
+/* Fills *m from a greedy result and the stats rows of its top goroutines. */
+int gtr_metrics_fill(gtr_metrics *m, const gtr_trace *t, const gtr_greedy *g, const gtr_stats *s);
 
 /* Frees what *m owns and zeroes it; fine on a zeroed gtr_metrics. */
 void gtr_metrics_free(gtr_metrics *m);

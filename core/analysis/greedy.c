@@ -18,9 +18,9 @@ typedef struct gstate {
 	gtr_stackref resume, create;
 } gstate;
 
-typedef struct run {
+struct gtr_greedy_acc {
 	const gtr_trace *t;
-	gtr_error *err;
+	size_t top;
 	gtr_greedy *res;
 	gtr_idmap *gids; /* goroutine id -> index in gs */
 	gstate *gs;
@@ -36,7 +36,9 @@ typedef struct run {
 	int stw_depth;    /* v1: begins not yet ended (go 1.5 and 1.6 log one per P) */
 	int ty_procs, ty_stw_begin, ty_stw_end;
 	int v1;
-} run;
+	gtr_idmap *topg; /* goroutines whose slices entered the heap, when asked */
+};
+typedef struct gtr_greedy_acc run;
 
 int gtr_slice_cmp(const gtr_slice *a, const gtr_slice *b)
 {
@@ -79,6 +81,9 @@ static int heap_above(const gtr_slice *a, const gtr_slice *b)
 static void heap_push(run *r, const gtr_slice *s)
 {
 	gtr_slice *h = r->heap;
+	/* Remember who ever made the top: a failed put only costs a name. */
+	if (r->topg && (r->nheap < r->capheap || heap_above(&h[0], s)))
+		(void)gtr_idmap_put(r->topg, 0, (uint64_t)s->g, 1);
 	if (r->nheap == r->capheap) {
 		if (!heap_above(&h[0], s))
 			return;
@@ -142,7 +147,7 @@ static void chain_copy(const gstate *g, gtr_slice *s)
 		s->chain[i] = g->chain[(first + i) % GTR_CHAIN_LEN];
 }
 
-static int start_slice(run *r, gstate *g, const gtr_event *ev)
+static int start_slice(run *r, gstate *g, const gtr_event *ev, uint64_t ts)
 {
 	if (gtr_grow(&r->running, &r->caprunning, r->nrunning + 1, sizeof *r->running) < 0)
 		return GTR_E_NOMEM;
@@ -150,7 +155,7 @@ static int start_slice(run *r, gstate *g, const gtr_event *ev)
 	r->running[r->nrunning++] = (size_t)(g - r->gs);
 	gtr_slice *s = &g->cur;
 	memset(s, 0, sizeof *s);
-	s->start = ev->ts;
+	s->start = ts;
 	s->g = g->id;
 	s->p = ev->p;
 	s->start_ev = ev->type;
@@ -296,14 +301,14 @@ static int on_event(run *r, const gtr_event *ev)
 		else if (tr->from == GTR_GS_UNDETERMINED && tr->stack && !g->create.id)
 			g->resume = (gtr_stackref){ev->table, tr->stack};
 		if (g->running >= 0 && tr->to != GTR_GS_RUNNING)
-			end_slice(r, g, ev->ts, ev, tr, 0);
+			end_slice(r, g, ev->ts + tr->later, ev, tr, 0);
 		else if (g->running >= 0 && tr->from != GTR_GS_RUNNING)
 			/* Running again before it stopped: a tolerant read lost
 			 * the event that stopped it. */
 			end_slice(r, g, g->seen, NULL, NULL, 1);
 		if (tr->from == GTR_GS_NOTEXIST)
 			g->resume = g->create;
-		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev) < 0)
+		if (tr->to == GTR_GS_RUNNING && g->running < 0 && start_slice(r, g, ev, ev->ts + tr->later) < 0)
 			return GTR_E_NOMEM;
 		if (tr->from == GTR_GS_RUNNING && ev->g == g->id && ev->stack)
 			g->resume = (gtr_stackref){ev->table, ev->stack};
@@ -378,71 +383,158 @@ void gtr_greedy_free(gtr_greedy *g)
 	free(g);
 }
 
-int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *err)
+static void run_free(run *r)
+{
+	gtr_idmap_free(r->gids);
+	gtr_idmap_free(r->topg);
+	free(r->gs);
+	free(r->spare);
+	free(r->running);
+	free(r->heap);
+	gtr_greedy_free(r->res);
+	free(r);
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+int gtr_greedy_begin(const gtr_trace *t, size_t top, gtr_greedy_acc **out, gtr_error *err)
 {
 	*out = NULL;
-	run r = {.t = t, .err = err, .open_stw = -1};
-	r.res = calloc(1, sizeof *r.res);
-	r.gids = gtr_idmap_create();
-	r.capheap = top > GTR_GREEDY_KEEP ? top : GTR_GREEDY_KEEP;
-	r.heap = malloc(r.capheap * sizeof *r.heap);
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.res || !r.gids || !r.heap) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
+	r->open_stw = -1;
+	r->top = top;
+	r->res = calloc(1, sizeof *r->res);
+	r->gids = gtr_idmap_create();
+	r->capheap = top > GTR_GREEDY_KEEP ? top : GTR_GREEDY_KEEP;
+	r->heap = malloc(r->capheap * sizeof *r->heap);
+	if (!r->res || !r->gids || !r->heap) {
+		run_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
-	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_procs = gtr_trace_type(t, r.v1 ? "Gomaxprocs" : "ProcsChange");
-	r.ty_stw_begin = gtr_trace_type(t, r.v1 ? "GCSTWStart" : "STWBegin");
-	r.ty_stw_end = gtr_trace_type(t, r.v1 ? "GCSTWDone" : "STWEnd");
+	r->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r->ty_procs = gtr_trace_type(t, r->v1 ? "Gomaxprocs" : "ProcsChange");
+	r->ty_stw_begin = gtr_trace_type(t, r->v1 ? "GCSTWStart" : "STWBegin");
+	r->ty_stw_end = gtr_trace_type(t, r->v1 ? "GCSTWDone" : "STWEnd");
+	*out = r;
+	return 0;
+}
 
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
+gtr_sink gtr_greedy_sink(gtr_greedy_acc *r)
+{
+	return (gtr_sink){r, sink_event};
+}
+
+int gtr_greedy_track_top(gtr_greedy_acc *r)
+{
+	if (!r->topg && !(r->topg = gtr_idmap_create()))
+		return GTR_E_NOMEM;
+	return 0;
+}
+
+int gtr_greedy_was_top(void *acc, int64_t g)
+{
+	const run *r = acc;
+	uint64_t v;
+	return r->topg && gtr_idmap_get(r->topg, 0, (uint64_t)g, &v);
+}
+
+void gtr_greedy_abort(gtr_greedy_acc *r)
+{
+	if (r)
+		run_free(r);
+}
+
+uint64_t gtr_procs_in_force(const gtr_procs_change *p, size_t n, uint64_t end, uint64_t *ns)
+{
+	uint64_t best = 0, best_ns = 0;
+	int have = 0;
+	/* Few distinct values: a quadratic sum over them is fine. */
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p[j].procs == p[i].procs;
+		if (seen)
+			continue;
+		uint64_t total = 0;
+		for (size_t j = i; j < n; j++) {
+			if (p[j].procs != p[i].procs)
+				continue;
+			uint64_t to = j + 1 < n ? p[j + 1].ts : end;
+			total += to > p[j].ts ? to - p[j].ts : 0;
+		}
+		if (!have || total > best_ns) {
+			best = p[i].procs;
+			best_ns = total;
+			have = 1;
 		}
 	}
-	if (rc < 0)
-		goto out;
-	/* What is still running at the end is reported, marked truncated. */
-	while (r.nrunning > 0)
-		end_slice(&r, &r.gs[r.running[r.nrunning - 1]], r.res->last_ts, NULL, NULL, 0);
-	if (r.open_stw >= 0)
-		stw_end(&r, r.res->last_ts, 1);
+	if (ns)
+		*ns = best_ns;
+	return best;
+}
 
-	gtr_greedy *res = r.res;
-	qsort(r.heap, r.nheap, sizeof *r.heap, cmp_slice_qsort);
-	res->ntop = r.nheap < top ? r.nheap : top;
-	size_t procs = res->maxprocs ? (size_t)res->maxprocs : 1;
-	res->tmax_exact = procs <= r.capheap;
-	res->nest = r.nheap < procs ? r.nheap : procs;
+void gtr_greedy_close(gtr_greedy_acc *r)
+{
+	/* What is still running at the end is reported, marked truncated. */
+	while (r->nrunning > 0)
+		end_slice(r, &r->gs[r->running[r->nrunning - 1]], r->res->last_ts, NULL, NULL, 0);
+	if (r->open_stw >= 0)
+		stw_end(r, r->res->last_ts, 1);
+}
+
+int gtr_greedy_end(gtr_greedy_acc *r, gtr_greedy **out, gtr_error *err)
+{
+	*out = NULL;
+	size_t top = r->top;
+	gtr_greedy_close(r);
+
+	gtr_greedy *res = r->res;
+	qsort(r->heap, r->nheap, sizeof *r->heap, cmp_slice_qsort);
+	res->ntop = r->nheap < top ? r->nheap : top;
+	res->procs_in_force = gtr_procs_in_force(res->procs, res->nprocs, res->last_ts, &res->procs_in_force_ns);
+	size_t procs = res->procs_in_force ? (size_t)res->procs_in_force : 1;
+	res->tmax_exact = procs <= r->capheap;
+	res->nest = r->nheap < procs ? r->nheap : procs;
 	res->top = malloc((res->ntop ? res->ntop : 1) * sizeof *res->top);
 	res->est = malloc((res->nest ? res->nest : 1) * sizeof *res->est);
 	if (!res->top || !res->est) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+		run_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
-	memcpy(res->top, r.heap, res->ntop * sizeof *res->top);
-	memcpy(res->est, r.heap, res->nest * sizeof *res->est);
+	memcpy(res->top, r->heap, res->ntop * sizeof *res->top);
+	memcpy(res->est, r->heap, res->nest * sizeof *res->est);
 	for (size_t i = 0; i < res->nest; i++)
 		res->tmax_stw += gtr_slice_dur(&res->est[i]);
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	gtr_idmap_free(r.gids);
-	free(r.gs);
-	free(r.spare);
-	free(r.running);
-	free(r.heap);
+	r->res = NULL;
+	run_free(r);
+	*out = res;
+	return 0;
+}
+
+int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *err)
+{
+	return gtr_greedy_run_jobs(t, top, 1, out, err);
+}
+
+int gtr_greedy_run_jobs(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
+			gtr_error *err)
+{
+	*out = NULL;
+	gtr_greedy_acc *r;
+	int rc = gtr_greedy_begin(t, top, &r, err);
+	if (rc < 0)
+		return rc;
+	gtr_sink sk = gtr_greedy_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = jobs}, NULL, err);
 	if (rc < 0) {
-		gtr_greedy_free(r.res);
+		gtr_greedy_abort(r);
 		return rc;
 	}
-	*out = r.res;
-	return 0;
+	return gtr_greedy_end(r, out, err);
 }

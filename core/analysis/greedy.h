@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 #define GTR_CHAIN_LEN 4
@@ -79,6 +80,10 @@ typedef struct gtr_greedy {
 	uint64_t tmax_stw;   /* sum of the durations in est */
 	int tmax_exact;      /* 0 when GOMAXPROCS outgrew the kept slices */
 	uint64_t maxprocs;   /* the largest GOMAXPROCS the trace set */
+	/* The GOMAXPROCS in force for the longest time (from the first
+	 * change to the end), and that time: Tmax_stw's N. A test that sets
+	 * 16 for a moment of a long run at 2 has 2 in force. */
+	uint64_t procs_in_force, procs_in_force_ns;
 	gtr_procs_change *procs;
 	size_t nprocs;
 	gtr_stw *stw;        /* every measured pause, in time order */
@@ -95,6 +100,39 @@ typedef struct gtr_greedy {
  * result; t may be shared.
  */
 int gtr_greedy_run(const gtr_trace *t, size_t top, gtr_greedy **out, gtr_error *err);
+
+/* gtr_greedy_run on the engine with `jobs` threads (core/analysis/engine.h). */
+int gtr_greedy_run_jobs(const gtr_trace *t, size_t top, unsigned jobs, gtr_greedy **out,
+			gtr_error *err);
+
+/*
+ * The same as a sink of the engine, to run beside other analyses in one
+ * read: begin, give gtr_greedy_sink(acc) to gtr_engine_run, then end
+ * (which frees acc and fills *out) or, when the read failed, abort.
+ */
+typedef struct gtr_greedy_acc gtr_greedy_acc;
+int gtr_greedy_begin(const gtr_trace *t, size_t top, gtr_greedy_acc **acc, gtr_error *err);
+gtr_sink gtr_greedy_sink(gtr_greedy_acc *acc);
+int gtr_greedy_end(gtr_greedy_acc *acc, gtr_greedy **out, gtr_error *err);
+void gtr_greedy_abort(gtr_greedy_acc *acc);
+
+/*
+ * Asks acc to remember every goroutine one of whose slices entered its
+ * heap of longest slices; gtr_greedy_was_top(acc, g) then says whether
+ * g did, while the read goes on: the top slices at the end are among
+ * them (for a stats sink beside it that keeps only their rows).
+ */
+int gtr_greedy_track_top(gtr_greedy_acc *acc);
+
+/*
+ * The GOMAXPROCS in force longest among changes p[0..n) (in time order)
+ * up to `end`, and for how long (*ns); the earlier value on a tie; 0 when
+ * n is 0.
+ */
+uint64_t gtr_procs_in_force(const gtr_procs_change *p, size_t n, uint64_t end, uint64_t *ns);
+/* Ends what still runs at the end of the read (gtr_greedy_end does it too). */
+void gtr_greedy_close(gtr_greedy_acc *acc);
+int gtr_greedy_was_top(void *acc, int64_t g);
 void gtr_greedy_free(gtr_greedy *g);
 
 /* Orders slices: longer first, then earlier start, then lower goroutine. */

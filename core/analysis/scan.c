@@ -2153,7 +2153,18 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 	for (size_t i = 0; i < nprocs; i++)
 		if (procs[i].procs > res->maxprocs)
 			res->maxprocs = procs[i].procs;
-	size_t nprocs_max = (size_t)(res->maxprocs ? res->maxprocs : 1);
+	{
+		gtr_procs_change *pc = malloc((nprocs ? nprocs : 1) * sizeof *pc);
+		if (!pc) {
+			rc = scan_nomem(err);
+			goto out;
+		}
+		for (size_t i = 0; i < nprocs; i++)
+			pc[i] = (gtr_procs_change){out_ns(&s, procs[i].ts, base), procs[i].procs};
+		res->procs_in_force = gtr_procs_in_force(pc, nprocs, res->last_ts, &res->procs_in_force_ns);
+		free(pc);
+	}
+	size_t nprocs_max = (size_t)(res->procs_in_force ? res->procs_in_force : 1);
 	res->tmax_exact = nprocs_max <= capk;
 	res->ntop = nall < top ? nall : top;
 	res->nest = nall < nprocs_max ? nall : nprocs_max;

@@ -336,7 +336,7 @@ typedef struct ranked {
 	uint64_t key;
 } ranked;
 
-typedef struct srun {
+struct gtr_stats_acc {
 	const gtr_trace *t;
 	gtr_stats *res;
 	gtr_frame *frames;
@@ -354,7 +354,8 @@ typedef struct srun {
 	gtr_stats_key gkey;
 	uint64_t sync_ts;
 	int ty_sync, ty_assist_begin, ty_assist_end, ty_assist_active;
-} srun;
+};
+typedef struct gtr_stats_acc srun;
 
 static gtr_gstats *g_find(srun *r, int64_t id, track **tk)
 {
@@ -436,6 +437,8 @@ static int func_of(srun *r, const track *k, size_t *fn)
 
 static int is_pinned(const srun *r, int64_t id)
 {
+	if (r->keep.pin && r->keep.pin(r->keep.pin_ctx, id))
+		return 1;
 	size_t lo = 0, hi = r->keep.nids;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -574,7 +577,7 @@ static int on_transition(srun *r, const gtr_event *ev, const gtr_transition *tr)
 	gtr_gstats *g = g_get(r, tr->id, &k);
 	if (!g)
 		return GTR_E_NOMEM;
-	uint64_t ts = ev->ts;
+	uint64_t ts = ev->ts + tr->later;
 	/* What names it: the stack it was created with, else the first one seen. */
 	uint64_t stk = tr->stack ? tr->stack : ev->g == tr->id ? ev->stack : 0;
 	if (tr->from == GTR_GS_NOTEXIST && tr->stack && !k->name_is_create) {
@@ -766,56 +769,91 @@ static void srun_free(srun *r)
 	free(r->frames);
 }
 
-int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out, gtr_error *err)
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+static void acc_free(srun *r)
+{
+	srun_free(r);
+	gtr_stats_free(r->res);
+	free(r);
+}
+
+int gtr_stats_begin(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats_acc **out,
+		    gtr_error *err)
 {
 	*out = NULL;
-	srun r = {.t = t};
+	srun *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
 	if (keep)
-		r.keep = *keep;
+		r->keep = *keep;
 	else
-		r.keep.all = 1;
-	r.gkey = gtr_stats_table_key(r.keep.sort, 0);
-	r.res = calloc(1, sizeof *r.res);
-	int pool_rc = gtr_idpool_init(&r.alive, sizeof(live));
-	r.fnames = gtr_idmap_create();
-	r.fstacks = gtr_idmap_create();
-	r.frames = malloc(NAME_FRAMES * sizeof *r.frames);
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.res || pool_rc < 0 || !r.fnames || !r.fstacks || !r.frames) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+		r->keep.all = 1;
+	r->gkey = gtr_stats_table_key(r->keep.sort, 0);
+	r->res = calloc(1, sizeof *r->res);
+	int pool_rc = gtr_idpool_init(&r->alive, sizeof(live));
+	r->fnames = gtr_idmap_create();
+	r->fstacks = gtr_idmap_create();
+	r->frames = malloc(NAME_FRAMES * sizeof *r->frames);
+	if (!r->res || pool_rc < 0 || !r->fnames || !r->fstacks || !r->frames) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
 	int v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_sync = gtr_trace_type(t, "Sync");
-	r.ty_assist_begin = gtr_trace_type(t, v1 ? "GCMarkAssistStart" : "GCMarkAssistBegin");
-	r.ty_assist_end = gtr_trace_type(t, v1 ? "GCMarkAssistDone" : "GCMarkAssistEnd");
-	r.ty_assist_active = v1 ? -1 : gtr_trace_type(t, "GCMarkAssistActive");
+	r->ty_sync = gtr_trace_type(t, "Sync");
+	r->ty_assist_begin = gtr_trace_type(t, v1 ? "GCMarkAssistStart" : "GCMarkAssistBegin");
+	r->ty_assist_end = gtr_trace_type(t, v1 ? "GCMarkAssistDone" : "GCMarkAssistEnd");
+	r->ty_assist_active = v1 ? -1 : gtr_trace_type(t, "GCMarkAssistActive");
+	*out = r;
+	return 0;
+}
 
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
+gtr_sink gtr_stats_sink(gtr_stats_acc *r)
+{
+	return (gtr_sink){r, sink_event};
+}
+
+void gtr_stats_abort(gtr_stats_acc *r)
+{
+	if (r)
+		acc_free(r);
+}
+
+int gtr_stats_end(gtr_stats_acc *r, gtr_stats **out, gtr_error *err)
+{
+	*out = NULL;
+	if (retire_all(r) < 0 || finish(r) < 0) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
+	*out = r->res;
+	r->res = NULL;
+	acc_free(r);
+	return 0;
+}
+
+int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out, gtr_error *err)
+{
+	return gtr_stats_run_jobs(t, keep, 1, out, err);
+}
+
+int gtr_stats_run_jobs(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs,
+		       gtr_stats **out, gtr_error *err)
+{
+	*out = NULL;
+	gtr_stats_acc *r;
+	int rc = gtr_stats_begin(t, keep, &r, err);
 	if (rc < 0)
-		goto out;
-	if (retire_all(&r) < 0 || finish(&r) < 0) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
-	}
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	srun_free(&r);
+		return rc;
+	gtr_sink sk = gtr_stats_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = jobs}, NULL, err);
 	if (rc < 0) {
-		gtr_stats_free(r.res);
+		gtr_stats_abort(r);
 		return rc;
 	}
-	*out = r.res;
-	return 0;
+	return gtr_stats_end(r, out, err);
 }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 #include "io/out.h"
 
@@ -197,6 +198,10 @@ typedef struct gtr_stats_keep {
 	gtr_stats_key sort;
 	const int64_t *ids;
 	size_t nids;
+	/* Also keeps the rows for which pin(pin_ctx, id) is nonzero, asked
+	 * when the goroutine's row is final. */
+	int (*pin)(void *pin_ctx, int64_t id);
+	void *pin_ctx;
 } gtr_stats_keep;
 
 /*
@@ -208,6 +213,18 @@ typedef struct gtr_stats_keep {
  */
 int gtr_stats_run(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats **out,
 		  gtr_error *err);
+
+/* gtr_stats_run on the engine with `jobs` threads (core/analysis/engine.h). */
+int gtr_stats_run_jobs(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs,
+		       gtr_stats **out, gtr_error *err);
+
+/* The same as a sink of the engine: begin, gtr_engine_run, end or abort. */
+typedef struct gtr_stats_acc gtr_stats_acc;
+int gtr_stats_begin(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats_acc **acc,
+		    gtr_error *err);
+gtr_sink gtr_stats_sink(gtr_stats_acc *acc);
+int gtr_stats_end(gtr_stats_acc *acc, gtr_stats **out, gtr_error *err);
+void gtr_stats_abort(gtr_stats_acc *acc);
 void gtr_stats_free(gtr_stats *s);
 
 /*
@@ -227,12 +244,12 @@ int gtr_stats_row_order(gtr_stats_key k, uint64_t ka, gtr_str fa, int64_t ida, u
 int gtr_stats_key_parse(const char *name);
 const char *gtr_stats_key_name(gtr_stats_key k);
 
-enum { GTR_STATS_TEXT = 0, GTR_STATS_JSON, GTR_STATS_CSV };
+enum { GTR_STATS_TEXT = 0, GTR_STATS_JSON, GTR_STATS_CSV, GTR_STATS_JSONL };
 enum { GTR_STATS_BY_BOTH = 0, GTR_STATS_BY_FUNC, GTR_STATS_BY_G };
 
 typedef struct gtr_stats_report_opts {
 	const char *file;   /* shown in the header */
-	int format;         /* GTR_STATS_TEXT, _JSON or _CSV */
+	int format;         /* GTR_STATS_TEXT, _JSON, _CSV or _JSONL */
 	int by;             /* which tables: GTR_STATS_BY_* */
 	gtr_stats_key sort; /* larger first; ids and names ascending */
 	size_t top;         /* rows per table; 0 for all */

@@ -17,7 +17,7 @@ typedef struct gst {
 	uint64_t start;
 } gst;
 
-typedef struct run {
+struct gtr_timeline_acc {
 	const gtr_trace *t;
 	gtr_timeline *tl;
 	size_t nb;          /* buckets per row, fixed */
@@ -29,7 +29,8 @@ typedef struct run {
 	uint64_t gc_start;
 	int ty_gc_begin, ty_gc_end, ty_gc_active;
 	int v1;
-} run;
+};
+typedef struct gtr_timeline_acc run;
 
 /* Halves the resolution: bucket i now covers what 2i and 2i+1 did. */
 static void coarsen(run *r)
@@ -104,9 +105,9 @@ static void end_slice(run *r, gst *g, uint64_t ts)
 	add_busy(r, g->mrow, g->start, e);
 }
 
-static int start_slice(run *r, gst *g, const gtr_event *ev)
+static int start_slice(run *r, gst *g, const gtr_event *ev, uint64_t ts)
 {
-	g->start = ev->ts;
+	g->start = ts;
 	g->prow = g->mrow = NO_ROW;
 	if (ev->p >= 0 && !(r->v1 && ev->p >= V1_FAKE_P)) {
 		if ((g->prow = row_of(r, GTR_ROW_P, ev->p)) < NO_ROW)
@@ -147,11 +148,11 @@ static int on_event(run *r, const gtr_event *ev)
 			continue;
 		gst *g = gtr_idpool_find(&r->running, (uint64_t)tr->id);
 		if (g && tr->to != GTR_GS_RUNNING) {
-			end_slice(r, g, ev->ts);
+			end_slice(r, g, ev->ts + tr->later);
 			gtr_idpool_drop(&r->running, (uint64_t)tr->id);
 		} else if (!g && tr->to == GTR_GS_RUNNING) {
 			if (!(g = gtr_idpool_add(&r->running, (uint64_t)tr->id)) ||
-			    start_slice(r, g, ev) < 0)
+			    start_slice(r, g, ev, ev->ts + tr->later) < 0)
 				return GTR_E_NOMEM;
 		}
 	}
@@ -196,66 +197,97 @@ double gtr_timeline_frac(const gtr_timeline *tl, const gtr_timeline_row *row, si
 	return f < 0 ? 0 : f > 1 ? 1 : f;
 }
 
-int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_timeline **out,
-		     gtr_error *err)
+static void acc_free(run *r)
+{
+	gtr_idmap_free(r->rowmap);
+	gtr_idpool_free(&r->running);
+	gtr_timeline_free(r->tl);
+	free(r);
+}
+
+static int sink_event(void *self, const gtr_event *ev)
+{
+	return on_event(self, ev);
+}
+
+int gtr_timeline_begin(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_timeline_acc **out,
+		       gtr_error *err)
 {
 	*out = NULL;
 	size_t nb = opts && opts->buckets ? opts->buckets : GTR_TIMELINE_BUCKETS;
 	if (nb < GTR_TIMELINE_MIN_BUCKETS || nb > GTR_TIMELINE_MAX_BUCKETS)
 		return gtr_error_set(err, GTR_E_USAGE, 0, "%zu buckets: between %d and %d, please", nb,
 				     GTR_TIMELINE_MIN_BUCKETS, GTR_TIMELINE_MAX_BUCKETS);
-	run r = {.t = t, .nb = nb, .gc_row = NO_ROW};
-	r.tl = calloc(1, sizeof *r.tl);
-	r.rowmap = gtr_idmap_create();
-	int pool_rc = gtr_idpool_init(&r.running, sizeof(gst));
-	gtr_reader *rd = NULL;
-	int rc = 0;
-	if (!r.tl || !r.rowmap || pool_rc < 0) {
-		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-		goto out;
+	run *r = calloc(1, sizeof *r);
+	if (!r)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	r->t = t;
+	r->nb = nb;
+	r->gc_row = NO_ROW;
+	r->tl = calloc(1, sizeof *r->tl);
+	r->rowmap = gtr_idmap_create();
+	int pool_rc = gtr_idpool_init(&r->running, sizeof(gst));
+	if (!r->tl || !r->rowmap || pool_rc < 0) {
+		acc_free(r);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
-	r.v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
-	r.ty_gc_begin = gtr_trace_type(t, r.v1 ? "GCStart" : "GCBegin");
-	r.ty_gc_end = gtr_trace_type(t, r.v1 ? "GCDone" : "GCEnd");
-	r.ty_gc_active = r.v1 ? -1 : gtr_trace_type(t, "GCActive");
+	r->v1 = gtr_trace_get_info(t)->family == GTR_FAMILY_V1;
+	r->ty_gc_begin = gtr_trace_type(t, r->v1 ? "GCStart" : "GCBegin");
+	r->ty_gc_end = gtr_trace_type(t, r->v1 ? "GCDone" : "GCEnd");
+	r->ty_gc_active = r->v1 ? -1 : gtr_trace_type(t, "GCActive");
 	/* Sized from the span the index saw; coarsened if events run past it. */
-	r.tl->bucket_ns = gtr_trace_get_info(t)->span_ns / nb + 1;
+	r->tl->bucket_ns = gtr_trace_get_info(t)->span_ns / nb + 1;
+	*out = r;
+	return 0;
+}
 
-	rc = gtr_reader_open(&rd, t, err);
-	if (rc < 0)
-		goto out;
-	gtr_event ev;
-	while ((rc = gtr_reader_next(rd, &ev, err)) > 0) {
-		if ((rc = on_event(&r, &ev)) < 0) {
-			gtr_error_set(err, rc, ev.off, "out of memory");
-			goto out;
-		}
-	}
-	if (rc < 0)
-		goto out;
+gtr_sink gtr_timeline_sink(gtr_timeline_acc *r)
+{
+	return (gtr_sink){r, sink_event};
+}
+
+void gtr_timeline_abort(gtr_timeline_acc *r)
+{
+	if (r)
+		acc_free(r);
+}
+
+int gtr_timeline_end(gtr_timeline_acc *r, gtr_timeline **out, gtr_error *err)
+{
+	(void)err;
 	/* What still runs at the end runs until the last event. */
-	for (size_t i = 0; i < r.running.n; i++) {
-		gst *g = gtr_idpool_at(&r.running, i);
+	for (size_t i = 0; i < r->running.n; i++) {
+		gst *g = gtr_idpool_at(&r->running, i);
 		if (g)
-			end_slice(&r, g, r.tl->end_ns);
+			end_slice(r, g, r->tl->end_ns);
 	}
-	if (r.gc_on)
-		gc_mark(&r, r.tl->end_ns, 0);
-	cover(&r, r.tl->end_ns);
-	gtr_timeline *tl = r.tl;
+	if (r->gc_on)
+		gc_mark(r, r->tl->end_ns, 0);
+	cover(r, r->tl->end_ns);
+	gtr_timeline *tl = r->tl;
 	uint64_t used = tl->end_ns / tl->bucket_ns + 1;
-	tl->nbuckets = used < nb ? (size_t)used : nb;
+	tl->nbuckets = used < r->nb ? (size_t)used : r->nb;
 	if (tl->nrows) /* rows is NULL when nothing ran */
 		qsort(tl->rows, tl->nrows, sizeof *tl->rows, cmp_row);
-	rc = 0;
-out:
-	gtr_reader_free(rd);
-	gtr_idmap_free(r.rowmap);
-	gtr_idpool_free(&r.running);
+	*out = tl;
+	r->tl = NULL;
+	acc_free(r);
+	return 0;
+}
+
+int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_timeline **out,
+		     gtr_error *err)
+{
+	*out = NULL;
+	gtr_timeline_acc *r;
+	int rc = gtr_timeline_begin(t, opts, &r, err);
+	if (rc < 0)
+		return rc;
+	gtr_sink sk = gtr_timeline_sink(r);
+	rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = 1}, NULL, err);
 	if (rc < 0) {
-		gtr_timeline_free(r.tl);
+		gtr_timeline_abort(r);
 		return rc;
 	}
-	*out = r.tl;
-	return 0;
+	return gtr_timeline_end(r, out, err);
 }

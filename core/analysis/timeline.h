@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/analysis/engine.h"
 #include "core/trace/trace.h"
 
 #define GTR_TIMELINE_BUCKETS 2000      /* default buckets per row */
@@ -62,6 +63,14 @@ typedef struct gtr_timeline_opts {
 int gtr_timeline_run(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_timeline **out,
 		     gtr_error *err);
 void gtr_timeline_free(gtr_timeline *tl);
+
+/* The same as a sink of the engine: begin, gtr_engine_run, end or abort. */
+typedef struct gtr_timeline_acc gtr_timeline_acc;
+int gtr_timeline_begin(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_timeline_acc **acc,
+		       gtr_error *err);
+gtr_sink gtr_timeline_sink(gtr_timeline_acc *acc);
+int gtr_timeline_end(gtr_timeline_acc *acc, gtr_timeline **out, gtr_error *err);
+void gtr_timeline_abort(gtr_timeline_acc *acc);
 
 /* Busy fraction (0..1) of bucket b of a row; the last bucket counts only up to end_ns. */
 double gtr_timeline_frac(const gtr_timeline *tl, const gtr_timeline_row *row, size_t b);

@@ -13,9 +13,11 @@
 #include "core/report/report.h"
 #include "core/analysis/scan.h"
 #include "core/analysis/stats.h"
+#include "core/analysis/analyze.h"
 #include "core/analysis/diff.h"
 #include "core/report/diff_report.h"
 #include "core/gate/check.h"
+#include "core/gate/shard.h"
 #include "core/report/html_report.h"
 #include "core/analysis/timeline.h"
 #include "io/map.h"
@@ -158,11 +160,14 @@ static const char usage_greedy[] =
 	"  --depth N            at most N frames per stack (default: all)\n"
 	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
 	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
-	"  -j N                 N worker threads, each walking whole per-thread event\n"
-	"                       streams (default: one per online CPU)\n"
-	"  --ordered            read every event in Go's global event order on one\n"
-	"                       thread (the reference the parallel path must equal;\n"
-	"                       also what runs for v1 traces and partial reads)\n"
+	"  -j N                 threads (default: 2 when the machine has 2 CPUs or\n"
+	"                       more): the read runs ahead of the analysis; with\n"
+	"                       --fast, N workers walking per-thread event streams\n"
+	"  --fast               skip Go's global event order: each thread's events\n"
+	"                       alone, in parallel, several times faster on big\n"
+	"                       traces; times may differ from Go's by a few ns (README)\n"
+	"                       and what Go checks between threads is not checked\n"
+	"  --ordered            Go's global event order (the default; kept for scripts)\n"
 	"  --io=MODE            how to read FILE: mmap, uring or read (default: mmap\n"
 	"                       for files, uring for pipes, read if io_uring is refused)\n"
 	"  --lenient            skip what cannot be decoded, report the rest with\n"
@@ -190,9 +195,11 @@ static const char usage_stats[] =
 	"                   syscall, assist, slices, p50, p99, max, goroutines;\n"
 	"                   id and name sort ascending\n"
 	"  --top N          at most N rows per table (default 20 in text, all in\n"
-	"                   --json and --csv)\n"
+	"                   --json, --jsonl and --csv)\n"
 	"  --by WHAT        function, goroutine or both (default both)\n"
 	"  --json           the same content as JSON (schema gtr.stats.v1, README.md)\n"
+	"  --jsonl          the rows as JSON Lines, one object per line: the total,\n"
+	"                   then function and goroutine rows (gtr.stats.row.v1)\n"
 	"  --csv            one CSV table: a total row, then function and goroutine rows\n"
 	"  --io=MODE        how to read FILE: mmap, uring or read (default: mmap for\n"
 	"                   files, uring for pipes, read if io_uring is refused)\n"
@@ -235,6 +242,8 @@ static const char usage_diff[] =
 
 static const char usage_check[] =
 	"usage: gtr check --baseline BASE.json [flags] DIR|FILE...\n"
+	"       gtr check --shard K/N --part PART.json [-n N] [--lenient] DIR|FILE...\n"
+	"       gtr check --merge --baseline BASE.json [report flags] PART.json...\n"
 	"\n"
 	"Checks many traces at once against a baseline, several files in parallel.\n"
 	"For each trace it records a fingerprint of its content (XXH3 64-bit), its\n"
@@ -260,12 +269,27 @@ static const char usage_check[] =
 	"  --pattern GLOB        files taken from a DIR (default *.trace)\n"
 	"  --report-json FILE    write the report as JSON (gtr.check.v1; - for stdout)\n"
 	"  --junit FILE          write a JUnit XML report (- for stdout)\n"
+	"  --jsonl FILE          write one JSON object per trace, one per line\n"
+	"                        (gtr.check.row.v1; - for stdout)\n"
 	"  -n N                  top slices recorded per trace (default 10)\n"
 	"  -q, --quiet           list only regressions and errors, then the summary\n"
 	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
 	"                        mmap)\n"
 	"  --lenient             read what can be read of damaged traces; what was\n"
 	"                        skipped is a warning on stderr (see gtr dump --help)\n"
+	"\n"
+	"\n"
+	"sharded, over many processes or machines (README.md, \"Sharded checks\"):\n"
+	"  --shard K/N           measure only shard K of N (0 <= K < N): the traces\n"
+	"                        whose name's XXH3-64 mod N is K; no baseline, no\n"
+	"                        verdict. --shard env takes K and N from Slurm\n"
+	"                        (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT); env/N\n"
+	"                        takes K from JOB_COMPLETION_INDEX (Kubernetes)\n"
+	"  --part FILE           where a shard writes its measurements\n"
+	"                        (gtr.check.part.v1); exit 0 once written\n"
+	"  --merge               the arguments are the parts of every shard: judge\n"
+	"                        and report them as one run over all the traces;\n"
+	"                        a missing or repeated shard is an error (exit 1)\n"
 	"\n"
 	"Progress is shown on stderr when it is a terminal.\n"
 	"\n"
@@ -389,6 +413,34 @@ typedef struct opened {
 	gtr_map map;
 	gtr_trace *trace;
 } opened;
+
+/*
+ * Threads of the engine for the commands without -j (stats, report,
+ * diff): GTR_JOBS when set (1 reads and analyses on one thread), else 0,
+ * the engine's default.
+ */
+static unsigned engine_jobs(void)
+{
+	const char *v = getenv("GTR_JOBS");
+	unsigned long n = v && *v ? strtoul(v, NULL, 10) : 0;
+	return n > 64 ? 64 : (unsigned)n;
+}
+
+/* -v: how the engine read a trace. */
+static void say_engine(const char *path, const gtr_engine_info *e)
+{
+	if (!verbose)
+		return;
+	if (e->threads > 1)
+		fprintf(stderr,
+			"gtr: %s: engine: %llu events in Go's order, read ahead on a second thread "
+			"(%.3f s CPU) while the analyses ran (%.3f s CPU); they waited %llu times\n",
+			path, (unsigned long long)e->events, e->read_cpu_s, e->sink_cpu_s,
+			(unsigned long long)e->waits);
+	else
+		fprintf(stderr, "gtr: %s: engine: %llu events in Go's order on one thread (%.3f s CPU)%s%s\n",
+			path, (unsigned long long)e->events, e->read_cpu_s, e->why[0] ? ": " : "", e->why);
+}
 
 /* jobs: threads the index may use (0: one per online CPU). */
 static int open_trace(opened *op, const char *path, gtr_io_mode io, unsigned open_flags, unsigned jobs)
@@ -551,10 +603,10 @@ static int run_command(args *a, int cmd)
 	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
 	gtr_greedy_report_opts gopts = {.json = 0};
 	size_t top = 10, jobs = 0;
-	int ordered = 0;
+	int ordered = 1; /* greedy: Go's order on the engine, unless --fast */
 	uint64_t fail_over = 0, stw_fail_over = 0;
 	int have_fail = 0, have_stw_fail = 0;
-	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX};
+	gtr_dump_opts d = {.goid = -1, .from = 0, .to = UINT64_MAX, .jobs = engine_jobs()};
 	gtr_io_mode io = GTR_IO_AUTO;
 	int lenient = 0;
 	const char *path = NULL;
@@ -588,6 +640,10 @@ static int run_command(args *a, int cmd)
 				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
 				return EXIT_USAGE;
 			}
+			continue;
+		}
+		if (greedy && strcmp(arg, "--fast") == 0) {
+			ordered = 0;
 			continue;
 		}
 		if (greedy && strcmp(arg, "--ordered") == 0) {
@@ -672,9 +728,15 @@ static int run_command(args *a, int cmd)
 		gopts.file = path;
 		gopts.color = use_color(STDOUT_FILENO);
 		if (ordered) {
-			rc = gtr_greedy_run(op.trace, top, &g, &err);
-			if (verbose)
-				fprintf(stderr, "gtr: greedy: ordered path (--ordered)\n");
+			gtr_analysis an;
+			rc = gtr_analyze(op.trace,
+					 &(gtr_analyze_opts){.jobs = jobs ? (unsigned)jobs : engine_jobs(),
+							     .greedy_top = top},
+					 &an, &err);
+			if (rc == 0) {
+				g = an.greedy;
+				say_engine(path, &an.engine);
+			}
 		} else {
 			gtr_scan_info si;
 			const char *walk = getenv("GTR_SCAN_WALK");
@@ -729,10 +791,12 @@ static int run_stats(args *a)
 			}
 			continue;
 		}
-		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0) {
-			int f = arg[2] == 'j' ? GTR_STATS_JSON : GTR_STATS_CSV;
+		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0 || strcmp(arg, "--jsonl") == 0) {
+			int f = strcmp(arg, "--jsonl") == 0 ? GTR_STATS_JSONL
+				: arg[2] == 'j'             ? GTR_STATS_JSON
+							    : GTR_STATS_CSV;
 			if (opts.format && opts.format != f) {
-				say("stats: --json and --csv do not go together%s%s", "", "");
+				say("stats: one of --json, --jsonl and --csv, please%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			opts.format = f;
@@ -802,7 +866,12 @@ static int run_stats(args *a)
 	gtr_stats_keep keep = {.all = opts.by != GTR_STATS_BY_FUNC && opts.top == 0,
 			       .top = opts.by != GTR_STATS_BY_FUNC ? opts.top : 0,
 			       .sort = opts.sort};
-	int rc = gtr_stats_run(op.trace, &keep, &s, &err);
+	gtr_analysis an;
+	int rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
+	if (rc == 0) {
+		s = an.stats;
+		say_engine(path, &an.engine);
+	}
 	if (rc == 0)
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
 	st = finish(path, rc, &err, &o);
@@ -916,10 +985,15 @@ static int run_diff(args *a)
 			break;
 		gtr_error err;
 		gtr_error_clear(&err);
-		if (gtr_metrics_compute(op.trace, opts.rows, &m[k], &err) < 0) {
+		gtr_analysis an;
+		if (gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .metrics_top = opts.rows ? opts.rows : 1},
+				&an, &err) < 0) {
 			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
 				err.msg[0] ? err.msg : gtr_strerror(err.code));
 			st = EXIT_ERR;
+		} else {
+			m[k] = an.metrics;
+			say_engine(paths[k], &an.engine);
 		}
 		/* Leniently, what was skipped is said before the comparison. */
 		st = loss_status(paths[k], op.trace, 1, st);
@@ -998,14 +1072,209 @@ static int close_output(gtr_out *o, int fd, const char *path, const char *tmp)
 	return EXIT_OK;
 }
 
+/* Reads the baseline of a check; missing is fine only when it is about to be written. */
+static int load_baseline(const char *path, int update, gtr_baseline **out)
+{
+	*out = NULL;
+	gtr_map bm;
+	int rc = gtr_map_open(&bm, path, GTR_IO_AUTO);
+	if (rc < 0 && !(rc == -ENOENT && update)) {
+		fprintf(stderr, "gtr: %s: %s%s\n", path, strerror(-rc),
+			rc == -ENOENT ? " (create it with --update-baseline)" : "");
+		return EXIT_ERR;
+	}
+	if (rc < 0)
+		return EXIT_OK;
+	gtr_error err;
+	gtr_error_clear(&err);
+	rc = gtr_baseline_parse((const char *)bm.data, bm.size, out, &err);
+	gtr_map_close(&bm);
+	if (rc < 0) {
+		fprintf(stderr, "gtr: %s: at byte %llu: %s\n", path, (unsigned long long)err.off,
+			err.msg[0] ? err.msg : gtr_strerror(err.code));
+		return EXIT_ERR;
+	}
+	return EXIT_OK;
+}
+
+/* What a check writes, and where: the options of its reports. */
+typedef struct check_out {
+	const char *baseline, *report_json, *junit, *jsonl;
+	int update, quiet;
+	int fail_missing;  /* a baseline case with no trace fails the check */
+	size_t max_runs;   /* runs a case keeps in an updated baseline */
+	const gtr_thresholds *th;
+} check_out;
+
+static void check_warnings(const gtr_check_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (res[i].warning[0])
+			fprintf(stderr, "gtr: warning: %s: %s\n", res[i].in->name, res[i].warning);
+}
+
+/*
+ * The end of every check, sharded or not: judged results in, the
+ * baseline update, the reports and the exit status out.
+ */
+static int check_finish(const gtr_check_result *res, size_t nin, const gtr_baseline *base,
+			const check_out *co, unsigned jobs, double seconds)
+{
+	gtr_check_case *cases = NULL;
+	size_t ncases = 0;
+	if (gtr_check_judge(res, nin, base, co->th, &cases, &ncases) < 0) {
+		say("check: out of memory%s%s", "", "");
+		return EXIT_ERR;
+	}
+	check_warnings(res, nin);
+	static gtr_out o;
+	char tmp[4096 + 64];
+	int io_failed = 0;
+	if (co->update) {
+		int fd = open_output(co->baseline, tmp, sizeof tmp);
+		if (fd < 0 || fd == STDOUT_FILENO) {
+			io_failed = 1;
+			if (fd == STDOUT_FILENO)
+				say("check: the baseline cannot be standard output%s%s", "", "");
+		} else {
+			gtr_out_init(&o, fd);
+			gtr_check_write_baseline(cases, ncases, base, co->max_runs, &o);
+			io_failed |= close_output(&o, fd, co->baseline, tmp) != EXIT_OK;
+		}
+	}
+	gtr_check_report_opts ropts = {
+		.baseline_path = co->baseline, .th = co->th, .jobs = jobs,
+		.updated = co->update && !io_failed, .quiet = co->quiet,
+		.fail_on_missing = co->fail_missing && !co->update, .seconds = seconds};
+	/* 3 wins over 1: a regression is the finding CI is asked about. An update accepts it. */
+	int st = gtr_check_exit_status(cases, ncases, ropts.fail_on_missing);
+	if (co->update && st == EXIT_THRESHOLD) {
+		gtr_check_summary sum;
+		gtr_check_summarize(cases, ncases, &sum);
+		st = sum.errors ? EXIT_ERR : EXIT_OK;
+	}
+	if (io_failed)
+		st = st == EXIT_OK ? EXIT_ERR : st;
+	ropts.exit_status = st;
+	int to_stdout = 0;
+	for (int which = 0; which < 3; which++) {
+		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
+		if (!path)
+			continue;
+		int fd = open_output(path, tmp, sizeof tmp);
+		if (fd < 0) {
+			io_failed = 1;
+			continue;
+		}
+		to_stdout |= fd == STDOUT_FILENO;
+		gtr_out_init(&o, fd);
+		if (which == 2)
+			gtr_check_write_jsonl(cases, ncases, &o);
+		else if (which)
+			gtr_check_write_junit(cases, ncases, &ropts, &o);
+		else
+			gtr_check_write_json(cases, ncases, &ropts, &o);
+		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
+	}
+	if (!to_stdout) {
+		gtr_out_init(&o, STDOUT_FILENO);
+		gtr_check_write_text(cases, ncases, &ropts, &o);
+		int werr = gtr_out_flush(&o);
+		io_failed |= werr && werr != EPIPE;
+	}
+	if (io_failed && st == EXIT_OK)
+		st = EXIT_ERR;
+	gtr_check_cases_free(cases, ncases);
+	return st;
+}
+
+/* --shard SPEC: K/N, env or env/N (the index from the batch system's variables). */
+static int shard_spec(const char *spec, gtr_shard *s, char *why, size_t cap)
+{
+	if (strncmp(spec, "env", 3) != 0 || (spec[3] != 0 && spec[3] != '/'))
+		return gtr_shard_parse(spec, s, why, cap);
+	size_t count = 0;
+	if (spec[3] == '/' && (parse_count(spec + 4, &count) < 0 || count > GTR_SHARD_MAX)) {
+		snprintf(why, cap, "env/N: N is the number of shards (1 to %u), not %s", GTR_SHARD_MAX,
+			 spec + 4);
+		return -1;
+	}
+	gtr_shard_env env = {.slurm_id = getenv("SLURM_ARRAY_TASK_ID"),
+			     .slurm_min = getenv("SLURM_ARRAY_TASK_MIN"),
+			     .slurm_step = getenv("SLURM_ARRAY_TASK_STEP"),
+			     .slurm_count = getenv("SLURM_ARRAY_TASK_COUNT"),
+			     .job_index = getenv("JOB_COMPLETION_INDEX")};
+	return gtr_shard_from_env(&env, (unsigned)count, s, why, cap);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* check --merge PART...: the parts' measurements, judged and reported as one run. */
+static int check_merge(char **paths, size_t npaths, const check_out *co)
+{
+	gtr_part **parts = calloc(npaths, sizeof *parts);
+	if (!parts) {
+		say("out of memory%s%s", "", "");
+		return EXIT_ERR;
+	}
+	int st = EXIT_OK;
+	gtr_error err;
+	for (size_t i = 0; i < npaths && st == EXIT_OK; i++) {
+		gtr_map m;
+		int rc = gtr_map_open(&m, paths[i], GTR_IO_AUTO);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: %s\n", paths[i], strerror(-rc));
+			st = EXIT_ERR;
+			break;
+		}
+		gtr_error_clear(&err);
+		rc = gtr_part_read((const char *)m.data, m.size, &parts[i], &err);
+		gtr_map_close(&m);
+		if (rc < 0) {
+			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[i], (unsigned long long)err.off,
+				err.msg[0] ? err.msg : gtr_strerror(err.code));
+			st = EXIT_ERR;
+		}
+	}
+	gtr_merged mg = {0};
+	if (st == EXIT_OK) {
+		gtr_error_clear(&err);
+		if (gtr_part_merge(parts, (const char *const *)paths, npaths, &mg, &err) < 0) {
+			say("check --merge: %s%s", err.msg, "");
+			st = EXIT_ERR;
+		}
+	}
+	for (size_t i = 0; i < npaths; i++)
+		gtr_part_free(parts[i]);
+	free(parts);
+	gtr_baseline *base = NULL;
+	if (st == EXIT_OK)
+		st = load_baseline(co->baseline, co->update, &base);
+	/* Judged by the same code as an unsharded check's measurements. */
+	if (st == EXIT_OK)
+		st = check_finish(mg.res, mg.n, base, co, mg.info.jobs, mg.info.seconds);
+	gtr_merged_free(&mg);
+	gtr_baseline_free(base);
+	return st;
+}
+
 static int run_check(args *a)
 {
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
-	const char *baseline = NULL, *report_json = NULL, *junit = NULL, *pattern = "*.trace";
-	int update = 0, quiet = 0, lenient = 0, fail_missing = 1;
-	size_t ntop = 10, jobs = 0, max_runs = GTR_BASELINE_MAX_RUNS;
+	check_out co = {.th = &th, .fail_missing = 1, .max_runs = GTR_BASELINE_MAX_RUNS};
+	const char *pattern = NULL, *shard = NULL, *part = NULL;
+	int lenient = 0, merge = 0, set_thresholds = 0;
+	const char *set_report = NULL; /* a flag of the judging, refused by a shard */
+	size_t ntop = 10, jobs = 0;
+	int have_ntop = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
+	int have_io = 0;
 	char **paths = calloc((size_t)a->argc, sizeof *paths);
 	size_t npaths = 0;
 	if (!paths) {
@@ -1023,6 +1292,7 @@ static int run_check(args *a)
 			return EXIT_OK;
 		}
 		if ((m = flag_value(a, "--io", &val)) != 0) {
+			have_io = 1;
 			if (m < 0 || parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				st = EXIT_USAGE;
@@ -1030,34 +1300,50 @@ static int run_check(args *a)
 		} else if ((m = flag_value(a, "--baseline", &val)) != 0 ||
 			   (m = flag_value(a, "--report-json", &val)) != 0 ||
 			   (m = flag_value(a, "--junit", &val)) != 0 ||
+			   (m = flag_value(a, "--jsonl", &val)) != 0 ||
+			   (m = flag_value(a, "--part", &val)) != 0 ||
 			   (m = flag_value(a, "--pattern", &val)) != 0) {
 			if (m < 0 || !*val) {
 				say("%s: %s takes a file name", a->cmd, arg);
 				st = EXIT_USAGE;
 			} else if (strncmp(arg, "--baseline", 10) == 0) {
-				baseline = val;
+				co.baseline = val;
 			} else if (strncmp(arg, "--report-json", 13) == 0) {
-				report_json = val;
+				co.report_json = val;
 			} else if (strncmp(arg, "--junit", 7) == 0) {
-				junit = val;
+				co.junit = val;
+			} else if (strncmp(arg, "--jsonl", 7) == 0) {
+				co.jsonl = val;
+			} else if (strncmp(arg, "--part", 6) == 0) {
+				part = val;
 			} else {
 				pattern = val;
 			}
+		} else if ((m = flag_value(a, "--shard", &val)) != 0) {
+			if (m < 0 || !*val) {
+				say("%s: --shard takes K/N, env or env/N%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
+			shard = val;
+		} else if (strcmp(arg, "--merge") == 0) {
+			merge = 1;
 		} else if (strcmp(arg, "--update-baseline") == 0) {
-			update = 1;
+			co.update = 1;
 		} else if (strcmp(arg, "--fail-on-missing") == 0) {
-			fail_missing = 1;
+			co.fail_missing = 1;
 		} else if (strcmp(arg, "--no-fail-on-missing") == 0) {
-			fail_missing = 0;
+			co.fail_missing = 0;
+			set_report = "--no-fail-on-missing";
 		} else if ((m = flag_value(a, "--max-runs", &val)) != 0) {
-			if (m < 0 || parse_count(val, &max_runs) < 0 || max_runs > 1000) {
+			set_report = "--max-runs";
+			if (m < 0 || parse_count(val, &co.max_runs) < 0 || co.max_runs > 1000) {
 				say("%s: --max-runs takes a number of runs (1 to 1000)%s", a->cmd, "");
 				st = EXIT_USAGE;
 			}
 		} else if (strcmp(arg, "--lenient") == 0) {
 			lenient = 1;
 		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-			quiet = 1;
+			co.quiet = 1;
 		} else if ((m = flag_value(a, "-j", &val)) != 0 || (m = flag_value(a, "--jobs", &val)) != 0) {
 			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 4096) {
 				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
@@ -1069,11 +1355,13 @@ static int run_check(args *a)
 				st = EXIT_USAGE;
 			}
 		} else if ((m = flag_value(a, "-n", &val)) != 0) {
+			have_ntop = 1;
 			if (m < 0 || parse_count(val, &ntop) < 0) {
 				say("%s: -n takes a positive count%s", a->cmd, "");
 				st = EXIT_USAGE;
 			}
 		} else if ((m = threshold_flag(a, &th)) != 0) {
+			set_thresholds = 1;
 			if (m < 0)
 				st = EXIT_USAGE;
 		} else if (arg[0] == '-' && arg[1] != 0) {
@@ -1087,55 +1375,82 @@ static int run_check(args *a)
 			paths[npaths++] = arg;
 		}
 	}
-	if (st == EXIT_OK && !baseline) {
+	/* A shard measures; the merge judges and reports. Each refuses the other's flags. */
+	const char *wrong = NULL;
+	if (shard)
+		wrong = merge ? "--merge" : co.baseline ? "--baseline" : co.update ? "--update-baseline"
+			: co.report_json ? "--report-json" : co.junit ? "--junit" : co.jsonl ? "--jsonl"
+			: co.quiet ? "--quiet" : set_thresholds ? "--threshold/--min-delta" : set_report;
+	else if (merge)
+		wrong = part ? "--part" : pattern ? "--pattern" : have_ntop ? "-n" : lenient ? "--lenient"
+			: jobs ? "-j" : have_io ? "--io" : NULL;
+	else if (part)
+		wrong = "--part";
+	if (st == EXIT_OK && wrong) {
+		if (shard)
+			say("%s: --shard measures its share and writes it with --part; %s belongs to the "
+			    "--merge of the parts", a->cmd, wrong);
+		else if (merge)
+			say("%s: %s is for the shards, which measured; --merge judges their parts", a->cmd,
+			    wrong);
+		else
+			say("%s: --part is the output of a --shard%s", a->cmd, "");
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && shard && !part) {
+		say("%s: --shard needs --part FILE, where its measurements go%s", a->cmd, "");
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && !shard && !co.baseline) {
 		say("%s: --baseline FILE is required%s", a->cmd, "");
 		fputs(usage_check, stderr);
 		st = EXIT_USAGE;
 	}
 	if (st == EXIT_OK && npaths == 0) {
-		say("%s: no traces given (a directory or files)%s", a->cmd, "");
+		say("%s: %s", a->cmd, merge ? "no parts given (the --part files of the shards)"
+					    : "no traces given (a directory or files)");
 		fputs(usage_check, stderr);
 		st = EXIT_USAGE;
 	}
-	if (st == EXIT_OK && report_json && junit && strcmp(report_json, "-") == 0 &&
-	    strcmp(junit, "-") == 0) {
+	int nstdout = 0;
+	nstdout += co.report_json && strcmp(co.report_json, "-") == 0;
+	nstdout += co.junit && strcmp(co.junit, "-") == 0;
+	nstdout += co.jsonl && strcmp(co.jsonl, "-") == 0;
+	if (st == EXIT_OK && nstdout > 1) {
 		say("%s: only one report can go to standard output%s", a->cmd, "");
 		st = EXIT_USAGE;
 	}
+	gtr_shard sh = {0, 1};
+	char why[600];
+	if (st == EXIT_OK && shard && shard_spec(shard, &sh, why, sizeof why) < 0) {
+		say("%s: --shard: %s", a->cmd, why);
+		st = EXIT_USAGE;
+	}
+	if (st == EXIT_OK && merge) {
+		st = check_merge(paths, npaths, &co);
+		free(paths);
+		return st;
+	}
 	gtr_check_input *in = NULL;
 	size_t nin = 0;
-	char why[600];
-	if (st == EXIT_OK && gtr_check_collect(paths, npaths, pattern, &in, &nin, why, sizeof why) < 0) {
+	if (st == EXIT_OK &&
+	    gtr_check_collect(paths, npaths, pattern ? pattern : "*.trace", &in, &nin, why, sizeof why) < 0) {
 		say("%s: %s", a->cmd, why);
 		st = EXIT_USAGE;
 	}
 	free(paths);
 	if (st != EXIT_OK)
 		return st;
+	gtr_shard_list all;
+	gtr_shard_list_of(in, nin, &all);
+	if (shard)
+		gtr_shard_select(in, &nin, sh);
 
-	/* The baseline: missing is fine only when it is about to be written. */
 	gtr_baseline *base = NULL;
-	gtr_map bm;
-	int rc = gtr_map_open(&bm, baseline, GTR_IO_AUTO);
-	if (rc < 0 && !(rc == -ENOENT && update)) {
-		fprintf(stderr, "gtr: %s: %s%s\n", baseline, strerror(-rc),
-			rc == -ENOENT ? " (create it with --update-baseline)" : "");
+	if (!shard && load_baseline(co.baseline, co.update, &base) != EXIT_OK) {
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;
 	}
-	if (rc == 0) {
-		gtr_error err;
-		gtr_error_clear(&err);
-		rc = gtr_baseline_parse((const char *)bm.data, bm.size, &base, &err);
-		gtr_map_close(&bm);
-		if (rc < 0) {
-			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", baseline, (unsigned long long)err.off,
-				err.msg[0] ? err.msg : gtr_strerror(err.code));
-			gtr_check_inputs_free(in, nin);
-			return EXIT_ERR;
-		}
-	}
-
 	gtr_kernels k;
 	const char *isa = getenv("GTR_ISA");
 	if (gtr_kernels_init(&k, isa) < 0) {
@@ -1148,8 +1463,9 @@ static int run_check(args *a)
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		jobs = cpus > 0 ? (size_t)cpus : 1;
 	}
+	size_t asked = jobs;
 	if (jobs > nin)
-		jobs = nin;
+		jobs = nin ? nin : 1;
 	gtr_progress prog;
 	gtr_progress_init(&prog, STDERR_FILENO, nin);
 	if (progress_mode != GTR_METER_AUTO)
@@ -1157,18 +1473,14 @@ static int run_check(args *a)
 	gtr_check_opts copts = {.baseline = base, .th = &th, .kernels = &k, .ntop = ntop,
 				.jobs = (unsigned)jobs, .io = io, .progress = &prog,
 				.open_flags = lenient ? GTR_OPEN_LENIENT : 0};
-	struct timespec t0, t1;
+	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	gtr_check_result *res = NULL;
 	gtr_error err;
 	gtr_error_clear(&err);
-	rc = gtr_check_measure(in, nin, &copts, &res, &err);
+	int rc = gtr_check_measure(in, nin, &copts, &res, &err);
 	gtr_progress_end(&prog);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	gtr_check_case *cases = NULL;
-	size_t ncases = 0;
-	if (rc == 0 && gtr_check_judge(res, nin, base, &th, &cases, &ncases) < 0)
-		rc = gtr_error_set(&err, GTR_E_NOMEM, 0, "out of memory");
+	double seconds = seconds_since(&t0);
 	if (rc < 0) {
 		say("%s: %s", a->cmd, err.msg);
 		gtr_check_results_free(res, nin);
@@ -1176,65 +1488,30 @@ static int run_check(args *a)
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;
 	}
-	for (size_t i = 0; i < nin; i++)
-		if (res[i].warning[0])
-			fprintf(stderr, "gtr: warning: %s: %s\n", in[i].name, res[i].warning);
-	static gtr_out o;
-	char tmp[4096 + 64];
-	int io_failed = 0;
-	if (update) {
-		int fd = open_output(baseline, tmp, sizeof tmp);
-		if (fd < 0 || fd == STDOUT_FILENO) {
-			io_failed = 1;
-			if (fd == STDOUT_FILENO)
-				say("%s: the baseline cannot be standard output%s", a->cmd, "");
-		} else {
+	if (shard) {
+		/* Only the part: the verdict is the merge's, over every shard. */
+		check_warnings(res, nin);
+		gtr_part_info info = {.shard = sh, .all = all, .ntop = ntop, .lenient = lenient,
+				      .jobs = (unsigned)asked, .seconds = seconds};
+		static gtr_out o;
+		char tmp[4096 + 64];
+		size_t errors = 0;
+		for (size_t i = 0; i < nin; i++)
+			errors += res[i].status == GTR_CHECK_ERROR;
+		int fd = open_output(part, tmp, sizeof tmp);
+		st = fd < 0 ? EXIT_ERR : EXIT_OK;
+		if (fd >= 0) {
 			gtr_out_init(&o, fd);
-			gtr_check_write_baseline(cases, ncases, base, max_runs, &o);
-			io_failed |= close_output(&o, fd, baseline, tmp) != EXIT_OK;
+			gtr_part_write(res, nin, &info, &o);
+			st = close_output(&o, fd, part, tmp);
 		}
+		if (st == EXIT_OK && fd != STDOUT_FILENO)
+			printf("gtr check: shard %u/%u: %zu of %zu traces measured (%zu unreadable), "
+			       "%zu thread%s; part written to %s\n",
+			       sh.index, sh.count, nin, all.n, errors, jobs, jobs == 1 ? "" : "s", part);
+	} else {
+		st = check_finish(res, nin, base, &co, (unsigned)jobs, seconds);
 	}
-	gtr_check_report_opts ropts = {
-		.baseline_path = baseline, .th = &th, .jobs = (unsigned)jobs,
-		.updated = update && !io_failed, .quiet = quiet, .fail_on_missing = fail_missing && !update,
-		.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9};
-	/* 3 wins over 1: a regression is the finding CI is asked about. An update accepts it. */
-	st = gtr_check_exit_status(cases, ncases, ropts.fail_on_missing);
-	if (update && st == EXIT_THRESHOLD) {
-		gtr_check_summary sum;
-		gtr_check_summarize(cases, ncases, &sum);
-		st = sum.errors ? EXIT_ERR : EXIT_OK;
-	}
-	if (io_failed)
-		st = st == EXIT_OK ? EXIT_ERR : st;
-	ropts.exit_status = st;
-	int to_stdout = 0;
-	for (int which = 0; which < 2; which++) {
-		const char *path = which ? junit : report_json;
-		if (!path)
-			continue;
-		int fd = open_output(path, tmp, sizeof tmp);
-		if (fd < 0) {
-			io_failed = 1;
-			continue;
-		}
-		to_stdout |= fd == STDOUT_FILENO;
-		gtr_out_init(&o, fd);
-		if (which)
-			gtr_check_write_junit(cases, ncases, &ropts, &o);
-		else
-			gtr_check_write_json(cases, ncases, &ropts, &o);
-		io_failed |= close_output(&o, fd, path, tmp) != EXIT_OK;
-	}
-	if (!to_stdout) {
-		gtr_out_init(&o, STDOUT_FILENO);
-		gtr_check_write_text(cases, ncases, &ropts, &o);
-		int werr = gtr_out_flush(&o);
-		io_failed |= werr && werr != EPIPE;
-	}
-	if (io_failed && st == EXIT_OK)
-		st = EXIT_ERR;
-	gtr_check_cases_free(cases, ncases);
 	gtr_check_results_free(res, nin);
 	gtr_baseline_free(base);
 	gtr_check_inputs_free(in, nin);
@@ -1347,17 +1624,22 @@ static int run_report(args *a)
 		gtr_error err;
 		gtr_error_clear(&err);
 		int rc;
-		progress_pass = "greedy";
-		rc = gtr_greedy_run(r->op.trace, top, &r->g, &err);
-		progress_pass = "stats";
-		if (rc == 0)
-			rc = gtr_stats_run(r->op.trace, &(gtr_stats_keep){0}, &r->s, &err);
-		progress_pass = "timeline";
-		if (rc == 0)
-			rc = gtr_timeline_run(r->op.trace, &topts, &r->tl, &err);
-		progress_pass = "diff";
-		if (rc == 0 && npaths == 2)
-			rc = gtr_metrics_compute(r->op.trace, dopts.rows, &r->m, &err);
+		/* One read of the trace for every part of the page. */
+		progress_pass = "analyses";
+		gtr_analysis an;
+		rc = gtr_analyze(r->op.trace,
+				 &(gtr_analyze_opts){.jobs = engine_jobs(), .greedy_top = top, .stats = &(gtr_stats_keep){0},
+						     .timeline = &topts,
+						     .metrics_top = npaths == 2 ? dopts.rows : 0},
+				 &an, &err);
+		if (rc == 0) {
+			say_engine(paths[k], &an.engine);
+			r->g = an.greedy;
+			r->s = an.stats;
+			r->tl = an.timeline;
+			if (an.has_metrics)
+				r->m = an.metrics;
+		}
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
 		if (rc < 0) {

@@ -728,7 +728,9 @@ static void check_one(pool *p, size_t i)
 	if (rc == 0)
 		rc = gtr_trace_open_ex(&t, map.data, map.size, opts->kernels, opts->open_flags, &err);
 	if (rc == 0)
-		rc = gtr_metrics_compute(t, opts->ntop, &r->m, &err);
+		/* One trace at a time: its read runs ahead on a second thread;
+		 * several at once: the workers already use the CPUs. */
+		rc = gtr_metrics_compute_jobs(t, opts->ntop, opts->jobs > 1 ? 1 : 0, &r->m, &err);
 	if (rc == 0) {
 		gtr_loss loss;
 		gtr_trace_loss(t, &loss);
@@ -1271,6 +1273,51 @@ static void json_run(gtr_out *o, const gtr_check_result *r)
 	gtr_out_char(o, '}');
 }
 
+/*
+ * The members of a case's object in the report, without its braces and
+ * ending inside its runs array (the caller closes it with "]"); sep goes
+ * before each run ("\n" in the report, "" in JSON Lines).
+ */
+static void json_case(gtr_out *o, const gtr_check_case *x, const char *sep)
+{
+	gtr_out_str(o, "\"name\":");
+	json_cstr(o, x->name);
+	gtr_out_printf(o, ",\"status\":\"%s\",\"partial\":%s,\"changed\":", status_word(x->status),
+		       x->partial ? "true" : "false");
+	gtr_out_str(o, !x->base || !x->nruns ? "null" : x->changed ? "true" : "false");
+	gtr_out_str(o, ",\"baseline_runs\":");
+	if (x->base)
+		gtr_out_printf(o, "%zu", x->base->nruns);
+	else
+		gtr_out_str(o, "null");
+	gtr_out_str(o, ",\"comparison\":");
+	if (x->base && x->nruns > x->errors) {
+		gtr_out_printf(o, "{\"mode\":\"%s\",\"runs\":[%zu,%zu],\"need\":%zu,\"tested\":%zu,\"verdict\":\"%s\"}",
+			       x->info.mode == GTR_CMP_STAT ? "statistical" : "not_statistical", x->info.nb,
+			       x->info.nc, x->info.need, x->info.tested,
+			       x->verdict == GTR_WORSE ? "worse" : x->verdict == GTR_BETTER ? "better" : "same");
+	} else {
+		gtr_out_str(o, "null");
+	}
+	gtr_out_str(o, ",\"changes\":");
+	json_changes(o, x->changes, x->nchanges);
+	gtr_out_str(o, ",\"runs\":[");
+	for (size_t k = 0; k < x->nruns; k++) {
+		gtr_out_str(o, k ? "," : "");
+		gtr_out_str(o, sep);
+		json_run(o, &x->runs[k]);
+	}
+}
+
+void gtr_check_write_jsonl(const gtr_check_case *c, size_t n, gtr_out *o)
+{
+	for (size_t i = 0; i < n; i++) {
+		gtr_out_str(o, "{\"schema\":\"gtr.check.row.v2\",");
+		json_case(o, &c[i], "");
+		gtr_out_str(o, "]}\n");
+	}
+}
+
 void gtr_check_write_json(const gtr_check_case *c, size_t n, const gtr_check_report_opts *opts,
 			  gtr_out *o)
 {
@@ -1300,35 +1347,9 @@ void gtr_check_write_json(const gtr_check_case *c, size_t n, const gtr_check_rep
 		       s.cases, s.runs, s.ok, s.regressed, s.errors, s.fresh, s.missing, s.unchanged, s.changed,
 		       s.stat, s.few, s.partial);
 	for (size_t i = 0; i < n; i++) {
-		const gtr_check_case *x = &c[i];
-		gtr_out_str(o, "{\"name\":");
-		json_cstr(o, x->name);
-		gtr_out_printf(o, ",\"status\":\"%s\",\"partial\":%s,\"changed\":", status_word(x->status),
-			       x->partial ? "true" : "false");
-		gtr_out_str(o, !x->base || !x->nruns ? "null" : x->changed ? "true" : "false");
-		gtr_out_str(o, ",\"baseline_runs\":");
-		if (x->base)
-			gtr_out_printf(o, "%zu", x->base->nruns);
-		else
-			gtr_out_str(o, "null");
-		gtr_out_str(o, ",\"comparison\":");
-		if (x->base && x->nruns > x->errors) {
-			gtr_out_printf(o, "{\"mode\":\"%s\",\"runs\":[%zu,%zu],\"need\":%zu,\"tested\":%zu,\"verdict\":\"%s\"}",
-				       x->info.mode == GTR_CMP_STAT ? "statistical" : "not_statistical", x->info.nb,
-				       x->info.nc, x->info.need, x->info.tested,
-				       x->verdict == GTR_WORSE ? "worse" : x->verdict == GTR_BETTER ? "better" : "same");
-		} else {
-			gtr_out_str(o, "null");
-		}
-		gtr_out_str(o, ",\"changes\":");
-		json_changes(o, x->changes, x->nchanges);
-		gtr_out_str(o, ",\"runs\":[");
-		for (size_t k = 0; k < x->nruns; k++) {
-			gtr_out_str(o, k ? ",\n" : "\n");
-			json_run(o, &x->runs[k]);
-		}
-		gtr_out_str(o, "]}");
-		gtr_out_str(o, i + 1 < n ? ",\n" : "\n");
+		gtr_out_char(o, '{');
+		json_case(o, &c[i], "\n");
+		gtr_out_str(o, i + 1 < n ? "]},\n" : "]}\n");
 	}
 	gtr_out_str(o, "]}\n");
 }

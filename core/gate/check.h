@@ -210,6 +210,12 @@ void gtr_check_write_text(const gtr_check_case *c, size_t n, const gtr_check_rep
 void gtr_check_write_json(const gtr_check_case *c, size_t n, const gtr_check_report_opts *opts,
 			  gtr_out *o);
 /*
+ * The cases of the report as JSON Lines, for a warehouse: one object per
+ * case, schema gtr.check.row.v2, holding "schema" and then the members of
+ * that case's object in the gtr.check.v2 report.
+ */
+void gtr_check_write_jsonl(const gtr_check_case *c, size_t n, gtr_out *o);
+/*
  * The report as JUnit XML: a test case per case; regressions fail, cases
  * with an unreadable trace error, missing ones fail (or are skipped).
  */

@@ -1,4 +1,5 @@
 /* core/report/dump.c: `gtr dump`, every event or transition in time order. */
+#include "core/analysis/engine.h"
 #include "core/report/report.h"
 
 #include <string.h>
@@ -104,7 +105,7 @@ static int print_event(const gtr_trace *t, const gtr_spec *spec, const gtr_event
 
 static void print_transition(const gtr_event *ev, const gtr_transition *tr, gtr_out *o)
 {
-	gtr_out_u64(o, ev->ts);
+	gtr_out_u64(o, ev->ts + tr->later);
 	if (tr->res == GTR_RES_G) {
 		gtr_out_str(o, " G=");
 		gtr_out_i64(o, tr->id);
@@ -135,40 +136,53 @@ static int involves(const gtr_event *ev, int64_t goid)
 	return 0;
 }
 
-int gtr_report_dump(const gtr_trace *t, const gtr_dump_opts *opts, gtr_out *o, gtr_error *err)
+typedef struct dumper {
+	const gtr_trace *t;
+	const gtr_dump_opts *opts;
+	gtr_out *o;
+	const gtr_spec *specs;
+	size_t nspecs;
+	gtr_error err; /* a stack that could not be read */
+} dumper;
+
+static int dump_event(void *self, const gtr_event *ev)
 {
-	gtr_reader *r;
-	int rc = gtr_reader_open(&r, t, err);
+	dumper *d = self;
+	const gtr_dump_opts *opts = d->opts;
+	int rc = 0;
+	if (ev->ts < opts->from || ev->ts > opts->to)
+		return 0;
+	if (opts->goid >= 0 && !involves(ev, opts->goid))
+		return 0;
+	if (opts->transitions) {
+		for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++) {
+			const gtr_transition *tr = gtr_event_trans(ev, i);
+			if (opts->goid >= 0 && (tr->res != GTR_RES_G || tr->id != opts->goid))
+				continue;
+			print_transition(ev, tr, d->o);
+			if (opts->stacks)
+				rc = gtr_report_stack(d->t, ev->table, ev->stack, d->o, &d->err);
+		}
+	} else {
+		const gtr_spec *spec = ev->type < d->nspecs ? &d->specs[ev->type] : NULL;
+		rc = print_event(d->t, spec, ev, d->o, &d->err);
+		if (rc == 0 && opts->stacks)
+			rc = gtr_report_stack(d->t, ev->table, ev->stack, d->o, &d->err);
+	}
 	if (rc < 0)
 		return rc;
-	size_t nspecs;
-	const gtr_spec *specs = gtr_trace_specs(t, &nspecs);
-	gtr_event ev;
-	while ((rc = gtr_reader_next(r, &ev, err)) > 0) {
-		if (ev.ts < opts->from || ev.ts > opts->to)
-			continue;
-		if (opts->goid >= 0 && !involves(&ev, opts->goid))
-			continue;
-		if (opts->transitions) {
-			for (unsigned i = 0, nt = gtr_event_ntrans(&ev); i < nt; i++) {
-				const gtr_transition *tr = gtr_event_trans(&ev, i);
-				if (opts->goid >= 0 && (tr->res != GTR_RES_G || tr->id != opts->goid))
-					continue;
-				print_transition(&ev, tr, o);
-				if (opts->stacks)
-					rc = gtr_report_stack(t, ev.table, ev.stack, o, err);
-			}
-		} else {
-			const gtr_spec *spec = ev.type < nspecs ? &specs[ev.type] : NULL;
-			rc = print_event(t, spec, &ev, o, err);
-			if (rc == 0 && opts->stacks)
-				rc = gtr_report_stack(t, ev.table, ev.stack, o, err);
-		}
-		if (rc < 0)
-			break;
-		if (o->err)
-			break; /* the reader went away (EPIPE): stop decoding */
-	}
-	gtr_reader_free(r);
+	/* The reader of the output went away (EPIPE): stop decoding. */
+	return d->o->err ? GTR_SINK_STOP : 0;
+}
+
+int gtr_report_dump(const gtr_trace *t, const gtr_dump_opts *opts, gtr_out *o, gtr_error *err)
+{
+	dumper d = {.t = t, .opts = opts, .o = o};
+	d.specs = gtr_trace_specs(t, &d.nspecs);
+	gtr_error_clear(&d.err);
+	gtr_sink sk = {&d, dump_event};
+	int rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = opts->jobs}, NULL, err);
+	if (rc < 0 && d.err.code != GTR_OK && err)
+		*err = d.err;
 	return rc < 0 ? rc : 0;
 }

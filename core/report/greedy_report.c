@@ -300,8 +300,9 @@ static void text_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 	gtr_out_printf(o, "  slices      %zu on-processor slices\n", g->nslices);
 	gtr_out_str(o, "  Tmax_stw    ");
 	gtr_out_dur(o, g->tmax_stw);
-	gtr_out_printf(o, " = sum of the top %zu slices (N = GOMAXPROCS = %llu)%s\n", g->nest,
-		       (unsigned long long)(g->maxprocs ? g->maxprocs : 1),
+	gtr_out_printf(o, " = sum of the top %zu slices (N = GOMAXPROCS %s= %llu)%s\n", g->nest,
+		       g->procs_in_force != g->maxprocs ? "in force longest " : "",
+		       (unsigned long long)(g->procs_in_force ? g->procs_in_force : 1),
 		       g->tmax_exact ? "" : ", a lower bound: more Ps than slices kept");
 	for (size_t i = 0; i < g->nest && i < 16; i++) {
 		const gtr_slice *s = &g->est[i];
@@ -512,7 +513,9 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 		}
 		gtr_out_str(o, "]},");
 	}
-	gtr_out_printf(o, "\"gomaxprocs\":{\"max\":%llu,\"changes\":[", (unsigned long long)g->maxprocs);
+	gtr_out_printf(o, "\"gomaxprocs\":{\"max\":%llu,\"in_force\":%llu,\"in_force_ns\":%llu,\"changes\":[",
+		       (unsigned long long)g->maxprocs, (unsigned long long)g->procs_in_force,
+		       (unsigned long long)g->procs_in_force_ns);
 	for (size_t i = 0; i < g->nprocs; i++)
 		gtr_out_printf(o, "%s{\"ts_ns\":%llu,\"procs\":%llu}", i ? "," : "",
 			       (unsigned long long)g->procs[i].ts, (unsigned long long)g->procs[i].procs);

@@ -20,6 +20,7 @@ typedef struct gtr_dump_opts {
 	int transitions;   /* print state transitions instead of events */
 	int64_t goid;      /* only this goroutine; -1 for all */
 	uint64_t from, to; /* only events with from <= ts <= to */
+	unsigned jobs;     /* engine threads (core/analysis/engine.h); 0: its default */
 } gtr_dump_opts;
 
 /* Every event (or transition) in time order, one line each. Streams. */

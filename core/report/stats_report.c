@@ -323,6 +323,58 @@ static int json_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 	return 0;
 }
 
+/*
+ * JSON Lines: one self-contained object per row (the total, then the
+ * function and goroutine rows), each naming its trace, for tables in a
+ * warehouse. Schema gtr.stats.row.v1.
+ */
+static int jsonl_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_report_opts *opts,
+			gtr_out *o)
+{
+	const gtr_trace_info *info = gtr_trace_get_info(t);
+	for (int pass = -1; pass < 2; pass++) {
+		int funcs = pass == 0;
+		if ((pass == 0 && opts->by == GTR_STATS_BY_G) || (pass == 1 && opts->by == GTR_STATS_BY_FUNC))
+			continue;
+		size_t n = 1;
+		row total = {.id = -1, .goroutines = s->goroutines, .t = &s->total, .h = &s->slices};
+		row *rows = pass < 0 ? &total : make_rows(s, funcs, opts, &n);
+		if (!rows)
+			return GTR_E_NOMEM;
+		for (size_t i = 0; i < n; i++) {
+			const row *r = &rows[i];
+			gtr_out_str(o, "{\"schema\":\"gtr.stats.row.v1\",\"file\":");
+			gtr_out_json_str(o, (gtr_str){opts->file, strlen(opts->file)});
+			gtr_out_printf(o, ",\"version\":\"1.%d\",\"format\":\"%s\",\"runtime\":", info->version,
+				       info->family == GTR_FAMILY_V1 ? "v1" : "v2");
+			if (s->runtime_version[0])
+				gtr_out_printf(o, "\"%s\"", s->runtime_version);
+			else
+				gtr_out_str(o, "null");
+			gtr_out_printf(o, ",\"scope\":\"%s\",\"g\":",
+				       pass < 0 ? "total" : funcs ? "function" : "goroutine");
+			if (pass == 1)
+				gtr_out_printf(o, "%lld", (long long)r->id);
+			else
+				gtr_out_str(o, "null");
+			gtr_out_str(o, ",\"function\":");
+			if (pass < 0)
+				gtr_out_str(o, "null");
+			else
+				gtr_out_json_str(o, r->func);
+			if (pass == 1)
+				gtr_out_str(o, ",\"goroutines\":null,");
+			else
+				gtr_out_printf(o, ",\"goroutines\":%zu,", r->goroutines);
+			json_times(r->t, r->h, o);
+			gtr_out_str(o, "}\n");
+		}
+		if (pass >= 0)
+			free(rows);
+	}
+	return 0;
+}
+
 /* A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180). */
 static void csv_str(gtr_out *o, gtr_str s)
 {
@@ -391,6 +443,8 @@ int gtr_report_stats(const gtr_trace *t, const gtr_stats *s, const gtr_stats_rep
 	int rc;
 	if (opts->format == GTR_STATS_JSON)
 		rc = json_report(t, s, opts, o);
+	else if (opts->format == GTR_STATS_JSONL)
+		rc = jsonl_report(t, s, opts, o);
 	else if (opts->format == GTR_STATS_CSV)
 		rc = csv_report(s, opts, o);
 	else

@@ -55,6 +55,10 @@ typedef struct gtr_transition {
 	int64_t id;      /* goroutine or P id */
 	gtr_str reason;  /* why, when the trace says ("chan receive"); may be empty */
 	uint64_t stack;  /* stack id of the goroutine that changes state, 0 when none */
+	/* ns after the event's time at which it happens: 1 for the end of a
+	 * v1 syscall that did not block, which Go's reader makes last 1 ns;
+	 * else 0. (Last, so that initialisers in order may leave it out.) */
+	uint8_t later;
 } gtr_transition;
 
 typedef struct gtr_event {

@@ -135,6 +135,7 @@ typedef struct order {
 	const gtr_trace *t;
 	const gtr_v1_index *x;
 	int v5;
+	uint64_t last_ticks, last_off; /* go 1.5: the latest time handed out, and where */
 
 	/* merge */
 	proc *procs;
@@ -758,12 +759,12 @@ static int add_trans(order *o, gtr_event *ev, gtr_transition tr)
 
 static gtr_transition gtrans(int64_t id, gtr_gstate from, gtr_gstate to, gtr_str reason, uint64_t stack)
 {
-	return (gtr_transition){GTR_RES_G, (uint8_t)from, (uint8_t)to, id, reason, stack};
+	return (gtr_transition){GTR_RES_G, (uint8_t)from, (uint8_t)to, id, reason, stack, 0};
 }
 
 static gtr_transition ptrans(int64_t id, gtr_pstate from, gtr_pstate to)
 {
-	return (gtr_transition){GTR_RES_P, (uint8_t)from, (uint8_t)to, id, {"", 0}, 0};
+	return (gtr_transition){GTR_RES_P, (uint8_t)from, (uint8_t)to, id, {"", 0}, 0, 0};
 }
 
 gtr_str gtr_v1_block_reason(unsigned typ)
@@ -885,8 +886,11 @@ static int transitions(order *o, const gtr_v1_event *src, unsigned typ, gtr_even
 		rc = add_trans(o, ev, gtrans(g, GTR_GS_RUNNING, GTR_GS_SYSCALL, none,
 					    gtr_v1_stack_or_zero(o->x, ev->stack)));
 		/* Go 1.27 gives a syscall that did not block a 1 ns stay in Syscall. */
-		if (rc == 0 && !src->blocked)
-			rc = add_trans(o, ev, gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNING, none, 0));
+		if (rc == 0 && !src->blocked) {
+			gtr_transition back = gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNING, none, 0);
+			back.later = 1;
+			rc = add_trans(o, ev, back);
+		}
 		break;
 	case GTR_V1_GOSYSEXIT:
 		rc = add_trans(o, ev, gtrans(g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE, none, 0));
@@ -1101,6 +1105,29 @@ int gtr_v1_order_next(void *p, gtr_event *ev, gtr_error *err)
 	local.msg[0] = 0;
 	const gtr_v1_event *src = NULL;
 	int rc = place_next(o, &src, &local);
+	if (rc > 0 && o->v5) {
+		/* Go orders a go 1.5 trace by sequence numbers, then refuses it
+		 * when that order is not also the order of the times. */
+		if (src->ticks < o->last_ticks && !o->unstick) {
+			rc = gtr_error_set(&local, GTR_E_CORRUPT, src->off,
+					   "time stamps out of order: the event at byte %llu comes after "
+					   "the event at byte %llu by sequence numbers but is %llu ticks "
+					   "earlier",
+					   (unsigned long long)src->off, (unsigned long long)o->last_off,
+					   (unsigned long long)(o->last_ticks - src->ticks));
+		} else if (src->ticks < o->last_ticks) {
+			uint64_t ns = gtr_v1_ns(o->x, src->ticks);
+			gtr_loss_add(&o->loss->forced, src->off, 0,
+				     "time stamps out of order: the event at byte %llu comes after the "
+				     "event at byte %llu by sequence numbers but is earlier",
+				     (unsigned long long)src->off, (unsigned long long)o->last_off);
+			gtr_loss_time(&o->loss->forced, ns, ns);
+		}
+		if (src->ticks > o->last_ticks) {
+			o->last_ticks = src->ticks;
+			o->last_off = src->off;
+		}
+	}
 	if (rc > 0) {
 		rc = convert(o, src, ev);
 		if (rc < 0)

@@ -5,6 +5,7 @@
  */
 #include "core/v2/v2.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1099,13 +1100,79 @@ static int footprint_batch(const gtr_trace *t, size_t bi, gtr_footprint *fp, gtr
 	return 0;
 }
 
+/* One thread's share of the batches, counted apart. */
+typedef struct fp_part {
+	const gtr_trace *t;
+	size_t from, to;    /* batches [from, to) */
+	gtr_footprint fp;
+	gtr_error err;
+	int rc;
+} fp_part;
+
+static void *fp_count(void *arg)
+{
+	fp_part *p = arg;
+	for (size_t i = p->from; i < p->to && p->rc == 0; i++)
+		p->rc = footprint_batch(p->t, i, &p->fp, &p->err);
+	return NULL;
+}
+
+/*
+ * Counting needs no order: the batches are split in as many contiguous
+ * parts of about equal bytes as there are threads, counted in parallel
+ * and added up; the error of the earliest part that failed is the one
+ * a walk in order meets first.
+ */
 int gtr_v2_footprint(const gtr_trace *t, gtr_footprint *fp, gtr_error *err)
 {
 	const gtr_v2_index *ix = gtr_v2_idx(t);
-	for (size_t i = 0; i < ix->nbatches; i++) {
-		int rc = footprint_batch(t, i, fp, err);
-		if (rc < 0)
-			return rc;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned jobs = t->jobs ? t->jobs : cpus > 0 ? (unsigned)cpus : 1;
+	if (jobs > 16)
+		jobs = 16;
+	if (t->size < t->split_min || ix->nbatches < 2 * (size_t)jobs)
+		jobs = 1;
+	fp_part parts[16];
+	memset(parts, 0, sizeof parts);
+	uint64_t total = 0, acc = 0;
+	for (size_t i = 0; i < ix->nbatches; i++)
+		total += ix->batches[i].len;
+	size_t k = 0;
+	parts[0].from = 0;
+	for (size_t i = 0; i < ix->nbatches && k + 1 < jobs; i++) {
+		acc += ix->batches[i].len;
+		if (acc * jobs >= total * (k + 1)) {
+			parts[k].to = i + 1;
+			parts[++k].from = i + 1;
+		}
+	}
+	parts[k].to = ix->nbatches;
+	size_t nparts = k + 1;
+	pthread_t th[16];
+	int started[16] = {0};
+	for (size_t j = 0; j < nparts; j++) {
+		parts[j].t = t;
+		gtr_error_clear(&parts[j].err);
+		if (j > 0 && pthread_create(&th[j], NULL, fp_count, &parts[j]) == 0)
+			started[j] = 1;
+	}
+	fp_count(&parts[0]);
+	for (size_t j = 1; j < nparts; j++) {
+		if (started[j])
+			pthread_join(th[j], NULL);
+		else
+			fp_count(&parts[j]);
+	}
+	for (size_t j = 0; j < nparts; j++) {
+		if (parts[j].rc < 0) {
+			if (err)
+				*err = parts[j].err;
+			return parts[j].rc;
+		}
+		for (int i = 0; i < 256; i++) {
+			fp->count[i] += parts[j].fp.count[i];
+			fp->bytes[i] += parts[j].fp.bytes[i];
+		}
 	}
 	fp->count[GTR_V2_EV_END_OF_GENERATION] += ix->neog;
 	fp->bytes[GTR_V2_EV_END_OF_GENERATION] += ix->neog;

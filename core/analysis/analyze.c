@@ -1,0 +1,101 @@
+/* core/analysis/analyze.c: the analyses a command asks for, as sinks of one read. */
+#include "core/analysis/analyze.h"
+
+#include <string.h>
+
+int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, gtr_error *err)
+{
+	memset(a, 0, sizeof *a);
+	gtr_greedy_acc *g = NULL, *mg = NULL;
+	gtr_stats_acc *s = NULL, *ms = NULL;
+	gtr_timeline_acc *tl = NULL;
+	gtr_sink sinks[5];
+	size_t n = 0;
+	gtr_greedy *mgres = NULL;
+	gtr_stats *msres = NULL;
+	int rc = 0;
+	if (o->greedy_top && (rc = gtr_greedy_begin(t, o->greedy_top, &g, err)) == 0)
+		sinks[n++] = gtr_greedy_sink(g);
+	if (rc == 0 && o->stats && (rc = gtr_stats_begin(t, o->stats, &s, err)) == 0)
+		sinks[n++] = gtr_stats_sink(s);
+	if (rc == 0 && o->timeline && (rc = gtr_timeline_begin(t, o->timeline, &tl, err)) == 0)
+		sinks[n++] = gtr_timeline_sink(tl);
+	if (rc == 0 && o->metrics_top) {
+		/* The metrics name the goroutines of the top slices: the stats
+		 * beside them keep the rows of those that ever made the top. */
+		if ((rc = gtr_greedy_begin(t, o->metrics_top, &mg, err)) == 0 &&
+		    (rc = gtr_greedy_track_top(mg)) < 0)
+			gtr_error_set(err, rc, 0, "out of memory");
+		gtr_stats_keep keep = {.pin = gtr_greedy_was_top, .pin_ctx = mg};
+		if (rc == 0 && (rc = gtr_stats_begin(t, &keep, &ms, err)) == 0) {
+			sinks[n++] = gtr_greedy_sink(mg);
+			sinks[n++] = gtr_stats_sink(ms);
+		}
+	}
+	if (rc == 0)
+		rc = gtr_engine_run(t, sinks, n, &(gtr_engine_opts){.jobs = o->jobs}, &a->engine, err);
+	if (rc == 0 && g) {
+		rc = gtr_greedy_end(g, &a->greedy, err);
+		g = NULL;
+	}
+	if (rc == 0 && s) {
+		rc = gtr_stats_end(s, &a->stats, err);
+		s = NULL;
+	}
+	if (rc == 0 && tl) {
+		rc = gtr_timeline_end(tl, &a->timeline, err);
+		tl = NULL;
+	}
+	if (rc == 0 && mg) {
+		gtr_greedy_close(mg);
+		if ((rc = gtr_stats_end(ms, &msres, err)) == 0)
+			rc = gtr_greedy_end(mg, &mgres, err);
+		ms = NULL;
+		mg = NULL;
+		if (rc == 0) {
+			rc = gtr_metrics_fill(&a->metrics, t, mgres, msres);
+			if (rc < 0)
+				gtr_error_set(err, rc, 0, "out of memory");
+			else
+				a->has_metrics = 1;
+		}
+	}
+	gtr_greedy_abort(g);
+	gtr_stats_abort(s);
+	gtr_timeline_abort(tl);
+	gtr_greedy_abort(mg);
+	gtr_stats_abort(ms);
+	gtr_greedy_free(mgres);
+	gtr_stats_free(msres);
+	if (rc < 0)
+		gtr_analysis_free(a);
+	return rc < 0 ? rc : 0;
+}
+
+void gtr_analysis_free(gtr_analysis *a)
+{
+	gtr_greedy_free(a->greedy);
+	gtr_stats_free(a->stats);
+	gtr_timeline_free(a->timeline);
+	if (a->has_metrics)
+		gtr_metrics_free(&a->metrics);
+	memset(a, 0, sizeof *a);
+}
+
+int gtr_metrics_compute_jobs(const gtr_trace *t, size_t ntop, unsigned jobs, gtr_metrics *m,
+			     gtr_error *err)
+{
+	gtr_analysis a;
+	memset(m, 0, sizeof *m);
+	int rc = gtr_analyze(t, &(gtr_analyze_opts){.jobs = jobs, .metrics_top = ntop ? ntop : 1}, &a,
+			     err);
+	if (rc < 0)
+		return rc;
+	*m = a.metrics;
+	return 0;
+}
+
+int gtr_metrics_compute(const gtr_trace *t, size_t ntop, gtr_metrics *m, gtr_error *err)
+{
+	return gtr_metrics_compute_jobs(t, ntop, 1, m, err);
+}

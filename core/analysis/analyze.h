@@ -1,0 +1,44 @@
+/*
+ * core/analysis/analyze.h: several analyses from one read of a trace.
+ *
+ * `report` wants greedy, stats and the timeline of a trace, and the
+ * metrics of diff when it compares two; `diff` and `check` want the
+ * metrics. gtr_analyze runs what is asked for as sinks of one engine
+ * read (core/analysis/engine.h), so a trace is read once whatever the
+ * command asks of it. Each result is what the analysis's own
+ * gtr_*_run gives.
+ */
+#ifndef GTR_CORE_ANALYZE_H
+#define GTR_CORE_ANALYZE_H
+
+#include "core/analysis/diff.h"
+#include "core/analysis/engine.h"
+#include "core/analysis/greedy.h"
+#include "core/analysis/stats.h"
+#include "core/analysis/timeline.h"
+
+typedef struct gtr_analyze_opts {
+	unsigned jobs;                  /* engine threads (gtr_engine_opts) */
+	size_t greedy_top;              /* > 0: greedy, with this many top slices */
+	const gtr_stats_keep *stats;    /* non-NULL: stats, keeping these rows */
+	const gtr_timeline_opts *timeline; /* non-NULL: the timeline */
+	size_t metrics_top;             /* > 0: the metrics of diff, with this many top slices */
+} gtr_analyze_opts;
+
+typedef struct gtr_analysis {
+	gtr_greedy *greedy;
+	gtr_stats *stats;
+	gtr_timeline *timeline;
+	gtr_metrics metrics;
+	int has_metrics;
+	gtr_engine_info engine;
+} gtr_analysis;
+
+/*
+ * Reads t once for everything o asks. On success *a owns the results
+ * (gtr_analysis_free); on error it holds none of them.
+ */
+int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, gtr_error *err);
+void gtr_analysis_free(gtr_analysis *a);
+
+#endif
