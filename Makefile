@@ -11,7 +11,7 @@ WARN     := -Wall -Wextra -Wshadow -Wvla -Wstrict-prototypes -Wmissing-prototype
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) -pthread $(EXTRA_CFLAGS)
-LDLIBS   := -pthread -lxxhash -luring -lz -lzstd
+LDLIBS   := -pthread -lxxhash -luring -lz -lzstd -lm
 
 LIB_SRC  := $(wildcard core/*/*.c io/*.c simd/*.c)
 LIB_SRC  := $(filter-out core/cli/main.c,$(LIB_SRC))

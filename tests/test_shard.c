@@ -74,6 +74,7 @@ static gtr_check_input *names(size_t n)
 		snprintf(buf, sizeof buf, "case-%04zu.trace", i);
 		in[i].name = strdup(buf);
 		in[i].path = strdup(buf);
+		cr_assert_eq(gtr_check_input_case(&in[i]), 0);
 	}
 	return in;
 }

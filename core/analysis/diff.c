@@ -2,6 +2,7 @@
 #include "core/analysis/diff.h"
 #include "core/analysis/greedy.h"
 #include "core/analysis/stats.h"
+#include "core/base/samplestat.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,29 +10,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+enum { U_NS, U_COUNT, U_PPM };
+
 typedef struct metric_desc {
 	const char *name, *label;
-	int time;
+	int unit;   /* U_* */
 	double def; /* default threshold, < 0 none */
 } metric_desc;
 
+/*
+ * The defaults gate totals and shares, which hold still between unchanged
+ * runs far better than single maxima and tails (tests/gatetest.sh
+ * measures it on reruns of the corpus programs).
+ */
 static const metric_desc descs[GTR_METRICS_ALL] = {
-	[GTR_M_TMAX_STW] = {"tmax_stw", "Tmax_stw", 1, 20},
-	[GTR_M_STW_COUNT] = {"stw_count", "STW count", 0, -1},
-	[GTR_M_STW_P50] = {"stw_p50", "STW p50", 1, -1},
-	[GTR_M_STW_P99] = {"stw_p99", "STW p99", 1, 20},
-	[GTR_M_STW_MAX] = {"stw_max", "STW max", 1, -1},
-	[GTR_M_SLICES] = {"slices", "slices", 0, -1},
-	[GTR_M_MAX_SLICE] = {"max_slice", "max slice", 1, 20},
-	[GTR_M_SLICE_P50] = {"slice_p50", "slice p50", 1, -1},
-	[GTR_M_SLICE_P99] = {"slice_p99", "slice p99", 1, -1},
-	[GTR_M_EXEC] = {"exec", "exec time", 1, -1},
-	[GTR_M_SCHED_WAIT] = {"sched_wait", "sched wait", 1, -1},
-	[GTR_M_BLOCK] = {"block", "block time", 1, -1},
-	[GTR_M_SYSCALL] = {"syscall", "syscall time", 1, -1},
-	[GTR_M_GC_ASSIST] = {"gc_assist", "GC assist", 1, -1},
-	[GTR_FM_EXEC] = {"func_exec", "exec time of", 1, -1},
-	[GTR_FM_MAX_SLICE] = {"func_max_slice", "max slice of", 1, -1},
+	[GTR_M_TMAX_STW] = {"tmax_stw", "Tmax_stw", U_NS, -1},
+	[GTR_M_STW_COUNT] = {"stw_count", "STW count", U_COUNT, -1},
+	[GTR_M_STW_P50] = {"stw_p50", "STW p50", U_NS, -1},
+	[GTR_M_STW_P99] = {"stw_p99", "STW p99", U_NS, -1},
+	[GTR_M_STW_MAX] = {"stw_max", "STW max", U_NS, -1},
+	[GTR_M_SLICES] = {"slices", "slices", U_COUNT, -1},
+	[GTR_M_MAX_SLICE] = {"max_slice", "max slice", U_NS, -1},
+	[GTR_M_SLICE_P50] = {"slice_p50", "slice p50", U_NS, -1},
+	[GTR_M_SLICE_P99] = {"slice_p99", "slice p99", U_NS, -1},
+	[GTR_M_EXEC] = {"exec", "exec time", U_NS, 20},
+	[GTR_M_SCHED_WAIT] = {"sched_wait", "sched wait", U_NS, 20},
+	[GTR_M_BLOCK] = {"block", "block time", U_NS, -1},
+	[GTR_M_SYSCALL] = {"syscall", "syscall time", U_NS, -1},
+	[GTR_M_GC_ASSIST] = {"gc_assist", "GC assist", U_NS, 20},
+	[GTR_M_STW_TIME] = {"stw_time", "STW time", U_NS, 20},
+	[GTR_FM_EXEC] = {"func_exec", "exec time of", U_NS, -1},
+	[GTR_FM_MAX_SLICE] = {"func_max_slice", "max slice of", U_NS, -1},
+	[GTR_FM_SHARE] = {"func_share", "exec share of", U_PPM, 20},
 };
 
 const char *gtr_metric_name(int m)
@@ -46,7 +56,17 @@ const char *gtr_metric_label(int m)
 
 int gtr_metric_is_time(int m)
 {
-	return m >= 0 && m < GTR_METRICS_ALL && descs[m].time;
+	return m >= 0 && m < GTR_METRICS_ALL && descs[m].unit == U_NS;
+}
+
+int gtr_metric_is_share(int m)
+{
+	return m >= 0 && m < GTR_METRICS_ALL && descs[m].unit == U_PPM;
+}
+
+const char *gtr_metric_unit(int m)
+{
+	return gtr_metric_is_time(m) ? "ns" : gtr_metric_is_share(m) ? "ppm" : "count";
 }
 
 int gtr_metric_lookup(const char *name)
@@ -119,6 +139,8 @@ static int fill(gtr_metrics *m, const gtr_trace *t, const gtr_greedy *g, const g
 			d[i] = g->stw[i].end - g->stw[i].start;
 		qsort(d, g->nstw, sizeof *d, cmp_u64);
 		m->v[GTR_M_STW_COUNT] = g->nstw;
+		for (size_t i = 0; i < g->nstw; i++)
+			m->v[GTR_M_STW_TIME] += d[i];
 		m->v[GTR_M_STW_P50] = gtr_percentile(d, g->nstw, 50);
 		m->v[GTR_M_STW_P99] = gtr_percentile(d, g->nstw, 99);
 		m->v[GTR_M_STW_MAX] = d[g->nstw - 1];
@@ -165,6 +187,11 @@ int gtr_metrics_fill(gtr_metrics *m, const gtr_trace *t, const gtr_greedy *g, co
 {
 	memset(m, 0, sizeof *m);
 	int rc = fill(m, t, g, s);
+	if (rc == 0) {
+		gtr_loss loss;
+		gtr_trace_loss(t, &loss);
+		m->partial = gtr_loss_any(&loss);
+	}
 	if (rc < 0)
 		gtr_metrics_free(m);
 	return rc;
@@ -199,11 +226,23 @@ const gtr_func_metrics *gtr_metrics_func(const gtr_metrics *m, const char *func)
 
 /* --- thresholds and comparison --- */
 
+uint64_t gtr_func_share(const gtr_metrics *m, const gtr_func_metrics *f)
+{
+	uint64_t total = m->v[GTR_M_EXEC];
+	if (!f || total == 0)
+		return 0;
+	return (uint64_t)((double)f->exec / (double)total * 1e6 + 0.5);
+}
+
 void gtr_thresholds_default(gtr_thresholds *th)
 {
-	for (int i = 0; i < GTR_METRICS_ALL; i++)
+	for (int i = 0; i < GTR_METRICS_ALL; i++) {
 		th->pct[i] = descs[i].def;
-	th->min_delta = 0;
+		th->few[i] = 0;
+	}
+	th->min_delta = 1000000;
+	th->min_share = 10000;
+	th->alpha = 0.05;
 }
 
 int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t cap)
@@ -230,6 +269,7 @@ int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t
 		const char *val = eq + 1;
 		if (strcmp(val, "off") == 0) {
 			th->pct[m] = -1;
+			th->few[m] = 0;
 			continue;
 		}
 		char *end;
@@ -242,13 +282,28 @@ int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t
 			return -1;
 		}
 		th->pct[m] = pct;
+		th->few[m] = 1;
 	}
 	return 0;
 }
 
-static gtr_verdict judge(int metric, uint64_t base, uint64_t cur, double pct, uint64_t min_delta)
+int gtr_alpha_parse(const char *s, double *alpha)
 {
-	uint64_t floor = gtr_metric_is_time(metric) ? min_delta : 0;
+	char *end;
+	errno = 0;
+	double a = strtod(s, &end);
+	if (end == s || *end || errno || !(a > 0) || a > 0.5)
+		return -1;
+	*alpha = a;
+	return 0;
+}
+
+/* Past the threshold and the floor, on the medians (or single values). */
+static gtr_verdict judge(int metric, uint64_t base, uint64_t cur, double pct, const gtr_thresholds *th)
+{
+	uint64_t floor = gtr_metric_is_time(metric) ? th->min_delta
+			 : gtr_metric_is_share(metric) ? th->min_share
+						       : 0;
 	if (cur > base && cur - base > floor &&
 	    (base == 0 || (double)cur > (double)base * (1.0 + pct / 100.0)))
 		return GTR_WORSE;
@@ -279,49 +334,181 @@ static int add_change(gtr_change **out, size_t *n, size_t *cap, gtr_change c)
 	return 0;
 }
 
-int gtr_compare(const gtr_metrics *base, const gtr_metrics *cur, const gtr_thresholds *th,
-		gtr_change **out, size_t *n)
+/* The value of metric m (a GTR_FM_* one for function `func`) in run r. */
+static uint64_t value_of(const gtr_metrics *r, int m, const char *func)
+{
+	if (m < GTR_M_N)
+		return r->v[m];
+	const gtr_func_metrics *f = gtr_metrics_func(r, func);
+	if (!f)
+		return 0; /* the function did not run this time */
+	return m == GTR_FM_EXEC ? f->exec : m == GTR_FM_MAX_SLICE ? f->max_slice : gtr_func_share(r, f);
+}
+
+static int known_in_all(const gtr_metrics *const *runs, size_t n, int m)
+{
+	for (size_t i = 0; i < n; i++)
+		if (m < GTR_M_N && !runs[i]->known[m])
+			return 0;
+	return 1;
+}
+
+static int in_any(const gtr_metrics *const *runs, size_t n, const char *func)
+{
+	for (size_t i = 0; i < n; i++)
+		if (gtr_metrics_func(runs[i], func))
+			return 1;
+	return 0;
+}
+
+/* Fills the medians, their intervals and (in STAT mode) p of metric m. */
+static int measure(const gtr_metrics *const *base, size_t nb, const gtr_metrics *const *cur, size_t nc,
+		   int m, const char *func, int stat, double *scratch, gtr_change *c)
+{
+	double *xb = scratch, *xc = scratch + nb;
+	for (size_t i = 0; i < nb; i++)
+		xb[i] = (double)value_of(base[i], m, func);
+	for (size_t i = 0; i < nc; i++)
+		xc[i] = (double)value_of(cur[i], m, func);
+	gtr_summary sb, sc;
+	if (gtr_summarize(xb, nb, 0.95, &sb) < 0 || gtr_summarize(xc, nc, 0.95, &sc) < 0)
+		return GTR_E_NOMEM;
+	c->nb = nb;
+	c->nc = nc;
+	c->base = (uint64_t)(sb.median + 0.5);
+	c->cur = (uint64_t)(sc.median + 0.5);
+	c->pct = gtr_pct_of(c->base, c->cur);
+	c->has_ci_b = sb.has_ci;
+	c->has_ci_c = sc.has_ci;
+	c->lo_b = sb.lo;
+	c->hi_b = sb.hi;
+	c->lo_c = sc.lo;
+	c->hi_c = sc.hi;
+	c->p = -1;
+	if (stat) {
+		c->p = gtr_utest(xb, nb, xc, nc);
+		if (c->p != c->p)
+			return GTR_E_NOMEM;
+	}
+	return 0;
+}
+
+static int cmp_by_p(const void *a, const void *b)
+{
+	const gtr_change *x = *(const gtr_change *const *)a, *y = *(const gtr_change *const *)b;
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+int gtr_compare_runs(const gtr_metrics *const *base, size_t nb, const gtr_metrics *const *cur,
+		     size_t nc, const gtr_thresholds *th, gtr_change **out, size_t *n,
+		     gtr_cmp_info *info)
 {
 	*out = NULL;
 	*n = 0;
 	size_t cap = 0;
-	int worse = 0, better = 0;
+	gtr_cmp_info ci = {.nb = nb, .nc = nc, .alpha = th->alpha};
+	ci.need = gtr_utest_min_samples(th->alpha);
+	int stat = nb && nc && gtr_utest_min_p(nb, nc) < th->alpha;
+	ci.mode = stat ? GTR_CMP_STAT : GTR_CMP_FEW;
+	double *scratch = malloc((nb + nc + 1) * sizeof *scratch);
+	const gtr_change **order = NULL;
+	if (!scratch)
+		goto nomem;
 	for (int m = 0; m < GTR_M_N; m++) {
-		if (th->pct[m] < 0 || !base->known[m] || !cur->known[m])
+		if (th->pct[m] < 0 || (!stat && !th->few[m]))
 			continue;
-		gtr_change c = {.metric = m, .base = base->v[m], .cur = cur->v[m], .threshold = th->pct[m]};
-		c.pct = gtr_pct_of(c.base, c.cur);
-		c.verdict = judge(m, c.base, c.cur, c.threshold, th->min_delta);
-		worse |= c.verdict == GTR_WORSE;
-		better |= c.verdict == GTR_BETTER;
-		if (add_change(out, n, &cap, c) < 0)
+		if (!known_in_all(base, nb, m) || !known_in_all(cur, nc, m))
+			continue;
+		gtr_change c = {.metric = m, .threshold = th->pct[m]};
+		if (measure(base, nb, cur, nc, m, NULL, stat, scratch, &c) < 0 ||
+		    add_change(out, n, &cap, c) < 0)
 			goto nomem;
 	}
-	for (int m = GTR_FM_EXEC; m <= GTR_FM_MAX_SLICE; m++) {
-		if (th->pct[m] < 0)
+	/* Per function: those of this run that the baseline knows. */
+	for (int m = GTR_FM_EXEC; m < GTR_METRICS_ALL; m++) {
+		if (th->pct[m] < 0 || (!stat && !th->few[m]))
 			continue;
-		for (size_t i = 0; i < cur->nfuncs; i++) {
-			const gtr_func_metrics *fc = &cur->funcs[i];
-			const gtr_func_metrics *fb = gtr_metrics_func(base, fc->func);
-			if (!fb)
-				continue; /* a new function is not a regression */
-			gtr_change c = {.metric = m, .func = fc->func, .threshold = th->pct[m]};
-			c.base = m == GTR_FM_EXEC ? fb->exec : fb->max_slice;
-			c.cur = m == GTR_FM_EXEC ? fc->exec : fc->max_slice;
-			c.pct = gtr_pct_of(c.base, c.cur);
-			c.verdict = judge(m, c.base, c.cur, c.threshold, th->min_delta);
-			if (c.verdict == GTR_SAME)
-				continue;
-			worse |= c.verdict == GTR_WORSE;
-			better |= c.verdict == GTR_BETTER;
-			if (add_change(out, n, &cap, c) < 0)
-				goto nomem;
+		for (size_t r = 0; r < nc; r++) {
+			for (size_t i = 0; i < cur[r]->nfuncs; i++) {
+				const char *func = cur[r]->funcs[i].func;
+				/* Each name once: skip it if an earlier run had it. */
+				int seen = 0;
+				for (size_t q = 0; q < r && !seen; q++)
+					seen = gtr_metrics_func(cur[q], func) != NULL;
+				if (seen || !in_any(base, nb, func))
+					continue; /* a new function is not a regression */
+				gtr_change c = {.metric = m, .func = func, .threshold = th->pct[m]};
+				if (measure(base, nb, cur, nc, m, func, stat, scratch, &c) < 0)
+					goto nomem;
+				/* Too small on both sides to be worth a test: a share
+				 * under GTR_FUNC_MIN_SHARE, a time under the min delta. */
+				uint64_t floor = gtr_metric_is_time(m)    ? th->min_delta
+						 : gtr_metric_is_share(m) ? GTR_FUNC_MIN_SHARE
+									  : 0;
+				if (c.base < floor && c.cur < floor)
+					continue;
+				if (add_change(out, n, &cap, c) < 0)
+					goto nomem;
+			}
 		}
 	}
+	/*
+	 * Holm, in two families: the trace's totals, and the functions' figures.
+	 * In each, the smallest p against alpha/k, the next against
+	 * alpha/(k-1), ..., until one fails.
+	 */
+	ci.tested = stat ? *n : 0;
+	if (stat && *n) {
+		order = malloc(*n * sizeof *order);
+		if (!order)
+			goto nomem;
+		for (int fam = 0; fam < 2; fam++) {
+			size_t k = 0;
+			for (size_t i = 0; i < *n; i++)
+				if (((*out)[i].func != NULL) == fam)
+					order[k++] = &(*out)[i];
+			qsort(order, k, sizeof *order, cmp_by_p);
+			int stop = 0;
+			for (size_t i = 0; i < k; i++) {
+				gtr_change *c = (gtr_change *)order[i];
+				c->level = th->alpha / (double)(k - i);
+				stop |= !(c->p < c->level);
+				c->significant = !stop;
+			}
+		}
+	}
+	int worse = 0, better = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		gtr_change *c = &(*out)[i];
+		if (!stat)
+			c->level = 0;
+		c->verdict = stat && !c->significant ? GTR_SAME : judge(c->metric, c->base, c->cur, c->threshold, th);
+		worse |= c->verdict == GTR_WORSE;
+		better |= c->verdict == GTR_BETTER;
+		/* Functions are listed when they changed; trace-level metrics always. */
+		if (c->func && c->verdict == GTR_SAME)
+			continue;
+		(*out)[k++] = *c;
+	}
+	*n = k;
+	free(order);
+	free(scratch);
+	if (info)
+		*info = ci;
 	return worse ? GTR_WORSE : better ? GTR_BETTER : GTR_SAME;
 nomem:
+	free(order);
+	free(scratch);
 	free(*out);
 	*out = NULL;
 	*n = 0;
 	return GTR_E_NOMEM;
+}
+
+int gtr_compare(const gtr_metrics *base, const gtr_metrics *cur, const gtr_thresholds *th,
+		gtr_change **out, size_t *n)
+{
+	const gtr_metrics *b[1] = {base}, *c[1] = {cur};
+	return gtr_compare_runs(b, 1, c, 1, th, out, n, NULL);
 }

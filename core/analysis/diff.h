@@ -9,10 +9,24 @@
  * time and longest slice. A gtr_metrics owns all its memory and no longer
  * needs the trace: it can outlive it, and be moved between threads.
  *
- * gtr_compare applies thresholds: a metric regresses when it grows by
- * more than its threshold (in percent of the baseline), and improves when
- * the change back would be a regression (it shrinks below 1/(1 + pct/100)
- * of the baseline), so that swapping the two sides swaps the verdicts.
+ * gtr_compare_runs compares two sets of runs of one case (a baseline and
+ * this time, or A and B), metric by metric, on the medians:
+ *
+ * - with enough runs on both sides for the Mann-Whitney U test to reach
+ *   alpha (4 and 4 at 0.05), a metric changed only when the test says
+ *   so at the case's level (alpha, split with Holm's step-down method
+ *   over the trace's totals compared, and again over the functions'
+ *   figures, so that a case with many metrics is not more likely to fail
+ *   by chance) and its median moved by more than its threshold and, for
+ *   a duration, by more than the minimum delta (a share: min_share);
+ * - with fewer (one run a side, say), the verdict is not statistical:
+ *   only the metrics marked stable enough for it (gtr_thresholds.few)
+ *   are held to their thresholds.
+ *
+ * A metric regresses when it grows past its threshold (in percent of the
+ * baseline's median) and improves when the change back would be a
+ * regression (it shrinks below 1/(1 + pct/100)), so that swapping the
+ * two sides swaps the verdicts.
  */
 #ifndef GTR_CORE_DIFF_H
 #define GTR_CORE_DIFF_H
@@ -41,9 +55,11 @@ typedef enum gtr_metric {
 	GTR_M_BLOCK,
 	GTR_M_SYSCALL,
 	GTR_M_GC_ASSIST,
+	GTR_M_STW_TIME,     /* time in stop-the-world: the measured pauses added up */
 	GTR_M_N,
 	GTR_FM_EXEC = GTR_M_N, /* a start function's execution time */
 	GTR_FM_MAX_SLICE,      /* a start function's longest slice */
+	GTR_FM_SHARE,          /* a start function's share of all execution time (ppm) */
 	GTR_METRICS_ALL
 } gtr_metric;
 
@@ -51,8 +67,12 @@ typedef enum gtr_metric {
 const char *gtr_metric_name(int m);
 /* "Tmax_stw", "max slice", ... for people. */
 const char *gtr_metric_label(int m);
-/* 1 for durations in ns, 0 for counts. */
+/* 1 for durations in ns, 0 for counts and shares. */
 int gtr_metric_is_time(int m);
+/* 1 for shares, in parts per million. */
+int gtr_metric_is_share(int m);
+/* "ns", "count" or "ppm". */
+const char *gtr_metric_unit(int m);
 /* The metric called `name`, or -1. */
 int gtr_metric_lookup(const char *name);
 
@@ -83,6 +103,7 @@ typedef struct gtr_metrics {
 	size_t ntop;
 	gtr_func_metrics *funcs; /* sorted by name (bytewise) */
 	size_t nfuncs;
+	int partial;          /* the trace was read in part (cut, or damaged and read leniently) */
 } gtr_metrics;
 
 /*
@@ -108,19 +129,37 @@ const gtr_func_metrics *gtr_metrics_func(const gtr_metrics *m, const char *func)
 /* Sorts m->funcs by name; for metrics built by hand (a baseline being read). */
 void gtr_metrics_sort_funcs(gtr_metrics *m);
 
+/* A start function's share of all execution time, in ppm. */
+uint64_t gtr_func_share(const gtr_metrics *m, const gtr_func_metrics *f);
+
+/* A function's share is compared only where it is at least this on a side (5%, in ppm). */
+#define GTR_FUNC_MIN_SHARE 50000
+
 typedef struct gtr_thresholds {
 	double pct[GTR_METRICS_ALL]; /* percent; < 0: not checked */
+	uint8_t few[GTR_METRICS_ALL]; /* 1: checked also when the runs are too few for the test */
 	uint64_t min_delta;          /* a duration must also change by more than this (ns) */
+	uint64_t min_share;          /* a share must also change by more than this (ppm) */
+	double alpha;                /* the U test's level for a whole case */
 } gtr_thresholds;
 
-/* +20% on max_slice, tmax_stw and stw_p99; nothing else; no minimum delta. */
+/*
+ * The defaults, chosen by measuring unchanged reruns (tests/gatetest.sh):
+ * +20% on exec, sched_wait, stw_time, gc_assist and func_share, alpha
+ * 0.05, min delta 1 ms, min share 1 point; none stable enough for a
+ * verdict without statistics.
+ */
 void gtr_thresholds_default(gtr_thresholds *th);
 
 /*
  * Applies "metric=pct[,metric=pct...]" (pct a number, optionally with %,
- * or "off"). Returns 0, or -1 with a reason in why.
+ * or "off"). A threshold given so also applies with too few runs for the
+ * test. Returns 0, or -1 with a reason in why.
  */
 int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t cap);
+
+/* Parses alpha for --alpha: a number in (0, 0.5]. Returns 0 or -1. */
+int gtr_alpha_parse(const char *s, double *alpha);
 
 typedef enum gtr_verdict {
 	GTR_SAME = 0,
@@ -131,20 +170,45 @@ typedef enum gtr_verdict {
 typedef struct gtr_change {
 	int metric;          /* gtr_metric */
 	const char *func;    /* for GTR_FM_*: the function (owned by the compared metrics) */
-	uint64_t base, cur;
+	uint64_t base, cur;  /* the medians (with one run, its value) */
 	double pct;          /* (cur - base) / base * 100; meaningless when base == 0 */
 	double threshold;    /* percent */
 	gtr_verdict verdict;
+	size_t nb, nc;       /* runs on each side */
+	double p;            /* the U test's p-value; -1 when the runs are too few for it */
+	double level;        /* what p had to be below (alpha after Holm's split) */
+	int significant;     /* p < level */
+	double lo_b, hi_b, lo_c, hi_c; /* 95% intervals of the medians; valid when has_ci_* */
+	int has_ci_b, has_ci_c;
 } gtr_change;
 
+/* How a case was compared. */
+typedef enum gtr_cmp_mode {
+	GTR_CMP_STAT = 0, /* the U test, enough runs on both sides */
+	GTR_CMP_FEW,      /* too few runs for it: thresholds on the stable metrics only */
+} gtr_cmp_mode;
+
+typedef struct gtr_cmp_info {
+	gtr_cmp_mode mode;
+	size_t nb, nc;  /* runs */
+	size_t need;    /* runs per side the test needs at this alpha */
+	size_t tested;  /* metrics the test was run on (Holm's family) */
+	double alpha;
+} gtr_cmp_info;
+
 /*
- * Compares cur against base on every metric that has a threshold and is
- * known on both sides. *out receives the trace-level changes (whatever
- * their verdict) and the per-function ones that went past their
- * threshold; free it with free(). Returns the verdict: GTR_WORSE when
- * anything regressed, GTR_BETTER when something improved and nothing
- * regressed, else GTR_SAME; GTR_E_NOMEM on failure.
+ * Compares the runs cur[0..nc) against base[0..nb) (each at least one).
+ * *out receives the trace-level changes checked (whatever their verdict)
+ * and the per-function ones that changed; free it with free(). *info (may
+ * be NULL) says how. Returns the verdict: GTR_WORSE when anything
+ * regressed, GTR_BETTER when something improved and nothing regressed,
+ * else GTR_SAME; GTR_E_NOMEM on failure.
  */
+int gtr_compare_runs(const gtr_metrics *const *base, size_t nb, const gtr_metrics *const *cur,
+		     size_t nc, const gtr_thresholds *th, gtr_change **out, size_t *n,
+		     gtr_cmp_info *info);
+
+/* gtr_compare_runs of one run against one. */
 int gtr_compare(const gtr_metrics *base, const gtr_metrics *cur, const gtr_thresholds *th,
 		gtr_change **out, size_t *n);
 

@@ -286,6 +286,7 @@ static int value(parser *ps, gtr_json *v)
 	skip_ws(ps);
 	if (ps->p >= ps->end)
 		return fail(ps, "unexpected end");
+	v->off = (size_t)(ps->p - ps->start);
 	switch (*ps->p) {
 	case '{': return container(ps, v, 1);
 	case '[': return container(ps, v, 0);

@@ -41,6 +41,7 @@ struct gtr_json {
 	gtr_json *items;   /* array elements, or object members in file order */
 	size_t n;
 	char *key;         /* the member's name when inside an object */
+	size_t off;        /* byte offset of the value in the text */
 };
 
 /* Parses text[0..len). On success *out owns the tree; free with gtr_json_free. */

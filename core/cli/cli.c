@@ -1651,6 +1651,8 @@ static int load_baseline(const char *path, int update, gtr_baseline **out)
 typedef struct check_out {
 	const char *baseline, *report_json, *junit, *jsonl;
 	int update, quiet;
+	int fail_missing;  /* a baseline case with no trace fails the check */
+	size_t max_runs;   /* runs a case keeps in an updated baseline */
 	const gtr_thresholds *th;
 } check_out;
 
@@ -1668,8 +1670,12 @@ static void check_warnings(const gtr_check_result *res, size_t n)
 static int check_finish(const gtr_check_result *res, size_t nin, const gtr_baseline *base,
 			const check_out *co, unsigned jobs, double seconds)
 {
-	gtr_check_summary sum;
-	gtr_check_summarize(res, nin, base, &sum);
+	gtr_check_case *cases = NULL;
+	size_t ncases = 0;
+	if (gtr_check_judge(res, nin, base, co->th, &cases, &ncases) < 0) {
+		say("check: out of memory%s%s", "", "");
+		return EXIT_ERR;
+	}
 	check_warnings(res, nin);
 	static gtr_out o;
 	int io_failed = 0;
@@ -1715,16 +1721,24 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 			io_failed = 1;
 		} else {
 			gtr_out_init(&o, fd);
-			gtr_check_write_baseline(res, nin, now, &o);
+			gtr_check_write_baseline(cases, ncases, now, co->max_runs, &o);
 			io_failed |= close_output(&o, &f, co->baseline) != EXIT_OK;
 		}
 		gtr_baseline_free(now);
 	}
 	gtr_check_report_opts ropts = {
-		.baseline_path = co->baseline, .baseline = base, .th = co->th, .jobs = jobs,
-		.updated = co->update && !io_failed, .quiet = co->quiet, .seconds = seconds};
-	/* 3 wins over 1: a regression is the finding CI is asked about. */
-	int st = sum.regressed && !co->update ? EXIT_THRESHOLD : sum.errors || io_failed ? EXIT_ERR : EXIT_OK;
+		.baseline_path = co->baseline, .th = co->th, .jobs = jobs,
+		.updated = co->update && !io_failed, .quiet = co->quiet,
+		.fail_on_missing = co->fail_missing && !co->update, .seconds = seconds};
+	/* 3 wins over 1: a regression is the finding CI is asked about. An update accepts it. */
+	int st = gtr_check_exit_status(cases, ncases, ropts.fail_on_missing);
+	if (co->update && st == EXIT_THRESHOLD) {
+		gtr_check_summary sum;
+		gtr_check_summarize(cases, ncases, &sum);
+		st = sum.errors ? EXIT_ERR : EXIT_OK;
+	}
+	if (io_failed)
+		st = st == EXIT_OK ? EXIT_ERR : st;
 	ropts.exit_status = st;
 	int to_stdout = 0;
 	for (int which = 0; which < 3; which++) {
@@ -1740,16 +1754,16 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 		to_stdout |= f.is_stdout;
 		gtr_out_init(&o, fd);
 		if (which == 2)
-			gtr_check_write_jsonl(res, nin, &o);
+			gtr_check_write_jsonl(cases, ncases, &o);
 		else if (which)
-			gtr_check_write_junit(res, nin, &ropts, &o);
+			gtr_check_write_junit(cases, ncases, &ropts, &o);
 		else
-			gtr_check_write_json(res, nin, &ropts, &o);
+			gtr_check_write_json(cases, ncases, &ropts, &o);
 		io_failed |= close_output(&o, &f, path) != EXIT_OK;
 	}
 	if (!to_stdout) {
 		gtr_out_init(&o, STDOUT_FILENO);
-		gtr_check_write_text(res, nin, &ropts, &o);
+		gtr_check_write_text(cases, ncases, &ropts, &o);
 		int werr = gtr_out_flush(&o);
 		if (werr && werr != EPIPE) {
 			say("writing standard output: %s%s", strerror(werr), "");
@@ -1758,6 +1772,7 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 	}
 	if (io_failed && st == EXIT_OK)
 		st = EXIT_ERR;
+	gtr_check_cases_free(cases, ncases);
 	return st;
 }
 
@@ -1828,10 +1843,9 @@ static int check_merge(char **paths, size_t npaths, const check_out *co)
 	gtr_baseline *base = NULL;
 	if (st == EXIT_OK)
 		st = load_baseline(co->baseline, co->update, &base);
-	if (st == EXIT_OK) {
-		gtr_check_judge(mg.res, mg.n, base, co->th);
+	/* Judged by the same code as an unsharded check's measurements. */
+	if (st == EXIT_OK)
 		st = check_finish(mg.res, mg.n, base, co, mg.info.jobs, mg.info.seconds);
-	}
 	gtr_merged_free(&mg);
 	gtr_baseline_free(base);
 	return st;
@@ -1841,9 +1855,10 @@ static int run_check(args *a)
 {
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
-	check_out co = {.th = &th};
+	check_out co = {.th = &th, .fail_missing = 1, .max_runs = GTR_BASELINE_MAX_RUNS};
 	const char *pattern = NULL, *shard = NULL, *part = NULL;
 	int lenient = 0, merge = 0, set_thresholds = 0;
+	const char *set_report = NULL; /* a flag of the judging, refused by a shard */
 	size_t ntop = 10, jobs = 0;
 	int have_ntop = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
@@ -1902,6 +1917,17 @@ static int run_check(args *a)
 			merge = 1;
 		} else if (strcmp(arg, "--update-baseline") == 0) {
 			co.update = 1;
+		} else if (strcmp(arg, "--fail-on-missing") == 0) {
+			co.fail_missing = 1;
+		} else if (strcmp(arg, "--no-fail-on-missing") == 0) {
+			co.fail_missing = 0;
+			set_report = "--no-fail-on-missing";
+		} else if ((m = flag_value(a, "--max-runs", &val)) != 0) {
+			set_report = "--max-runs";
+			if (m < 0 || parse_count(val, &co.max_runs) < 0 || co.max_runs > 1000) {
+				say("%s: --max-runs takes a number of runs (1 to 1000)%s", a->cmd, "");
+				st = EXIT_USAGE;
+			}
 		} else if (strcmp(arg, "--lenient") == 0) {
 			lenient = 1;
 		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
@@ -1942,7 +1968,7 @@ static int run_check(args *a)
 	if (shard)
 		wrong = merge ? "--merge" : co.baseline ? "--baseline" : co.update ? "--update-baseline"
 			: co.report_json ? "--report-json" : co.junit ? "--junit" : co.jsonl ? "--jsonl"
-			: co.quiet ? "--quiet" : set_thresholds ? "--threshold/--min-delta" : NULL;
+			: co.quiet ? "--quiet" : set_thresholds ? "--threshold/--min-delta" : set_report;
 	else if (merge)
 		wrong = part ? "--part" : pattern ? "--pattern" : have_ntop ? "-n" : lenient ? "--lenient"
 			: jobs ? "-j" : have_io ? "--io" : NULL;
@@ -2044,12 +2070,12 @@ static int run_check(args *a)
 	gtr_check_result *res = NULL;
 	gtr_error err;
 	gtr_error_clear(&err);
-	int rc = shard ? gtr_check_measure(in, nin, &copts, &res, &err)
-		       : gtr_check_run(in, nin, &copts, &res, &err);
+	int rc = gtr_check_measure(in, nin, &copts, &res, &err);
 	gtr_progress_end(&prog);
 	double seconds = seconds_since(&t0);
 	if (rc < 0) {
 		say("%s: %s", a->cmd, err.msg);
+		gtr_check_results_free(res, nin);
 		gtr_baseline_free(base);
 		gtr_check_inputs_free(in, nin);
 		return EXIT_ERR;

@@ -28,14 +28,51 @@ static int ivec_add(ivec *iv, const char *name, const char *path, const char *er
 	in->name = strdup(name);
 	in->path = strdup(path);
 	in->error = error ? strdup(error) : NULL;
-	if (!in->name || !in->path || (error && !in->error)) {
+	in->case_name = NULL;
+	if (!in->name || !in->path || (error && !in->error) || gtr_check_input_case(in) < 0) {
 		free(in->name);
 		free(in->path);
 		free(in->error);
+		free(in->case_name);
 		return -1;
 	}
 	iv->n++;
 	return 0;
+}
+
+/* The number a run file's base name is before its extension ("3.trace"), or -1. */
+static long run_number(const char *base)
+{
+	const char *dot = strrchr(base, '.');
+	size_t n = dot ? (size_t)(dot - base) : strlen(base);
+	if (n == 0 || n > 9)
+		return -1;
+	long v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (base[i] < '0' || base[i] > '9')
+			return -1;
+		v = v * 10 + (base[i] - '0');
+	}
+	return v;
+}
+
+int gtr_check_input_case(gtr_check_input *in)
+{
+	free(in->case_name);
+	const char *slash = strrchr(in->name, '/');
+	in->run = slash ? run_number(slash + 1) : -1;
+	in->case_name = in->run >= 0 ? strndup(in->name, (size_t)(slash - in->name)) : strdup(in->name);
+	return in->case_name ? 0 : -1;
+}
+
+int gtr_check_input_cmp(const gtr_check_input *a, const gtr_check_input *b)
+{
+	int c = strcmp(a->case_name, b->case_name);
+	if (c)
+		return c;
+	if (a->run != b->run)
+		return a->run < b->run ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
 void gtr_check_inputs_free(gtr_check_input *in, size_t n)
@@ -44,6 +81,7 @@ void gtr_check_inputs_free(gtr_check_input *in, size_t n)
 		free(in[i].name);
 		free(in[i].path);
 		free(in[i].error);
+		free(in[i].case_name);
 	}
 	free(in);
 }
@@ -279,8 +317,7 @@ static int walk(walker *w, const char *dir, const struct stat *st)
 
 static int cmp_input(const void *a, const void *b)
 {
-	const gtr_check_input *x = a, *y = b;
-	return strcmp(x->name, y->name);
+	return gtr_check_input_cmp(a, b);
 }
 
 int gtr_check_collect_notes(char *const *args, size_t nargs, const char *pattern,
@@ -310,6 +347,17 @@ int gtr_check_collect_notes(char *const *args, size_t nargs, const char *pattern
 		/* A file, or a path that cannot be read: its error belongs to the trace. */
 		const char *base = strrchr(args[i], '/');
 		base = base && base[1] ? base + 1 : args[i];
+		/* A run file keeps its directory's name: x/json/3.trace is json/3.trace. */
+		char runname[4096];
+		if (base > args[i] && run_number(base) >= 0) {
+			const char *dir = base - 1, *d0 = dir;
+			while (d0 > args[i] && d0[-1] != '/')
+				d0--;
+			if (d0 < dir && (size_t)(dir - d0) + strlen(base) + 2 < sizeof runname) {
+				snprintf(runname, sizeof runname, "%.*s/%s", (int)(dir - d0), d0, base);
+				base = runname;
+			}
+		}
 		if (ivec_add(&iv, base, args[i], NULL) < 0) {
 			snprintf(why, cap, "out of memory");
 			goto fail;
@@ -324,12 +372,19 @@ int gtr_check_collect_notes(char *const *args, size_t nargs, const char *pattern
 		goto fail;
 	}
 	qsort(iv.v, iv.n, sizeof *iv.v, cmp_input);
-	for (size_t i = 1; i < iv.n; i++)
-		if (strcmp(iv.v[i].name, iv.v[i - 1].name) == 0) {
+	for (size_t i = 1; i < iv.n; i++) {
+		const gtr_check_input *x = &iv.v[i - 1], *y = &iv.v[i];
+		if (strcmp(x->name, y->name) == 0 || (strcmp(x->case_name, y->case_name) == 0 && x->run == y->run)) {
 			snprintf(why, cap, "%s and %s have the same name, %s: traces are matched by name",
-				 iv.v[i - 1].path, iv.v[i].path, iv.v[i].name);
+				 x->path, y->path, y->name);
 			goto fail;
 		}
+		if (strcmp(x->case_name, y->case_name) == 0 && (x->run < 0) != (y->run < 0)) {
+			snprintf(why, cap, "%s and %s both name the case %s: one a run of it, one the whole of it",
+				 x->path, y->path, y->case_name);
+			goto fail;
+		}
+	}
 	*out = iv.v;
 	*n = iv.n;
 	return 0;

@@ -125,11 +125,12 @@ void gtr_shard_select(gtr_check_input *in, size_t *n, gtr_shard s)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < *n; i++) {
-		if (gtr_shard_of(in[i].name, s.count) == s.index) {
+		if (gtr_shard_of(in[i].case_name, s.count) == s.index) {
 			in[k++] = in[i];
 		} else {
 			free(in[i].name);
 			free(in[i].path);
+			free(in[i].case_name);
 		}
 	}
 	*n = k;
@@ -194,6 +195,7 @@ static void row_free(row *r)
 {
 	free(r->in.name);
 	free(r->in.path);
+	free(r->in.case_name);
 	gtr_metrics_free(&r->res.m);
 }
 
@@ -256,9 +258,10 @@ static int parse_hex64(const char *s, uint64_t *out)
 	return 1;
 }
 
+/* The order of an unsharded run's inputs (and results). */
 static int cmp_row(const void *a, const void *b)
 {
-	return strcmp(((const row *)a)->in.name, ((const row *)b)->in.name);
+	return gtr_check_input_cmp(&((const row *)a)->in, &((const row *)b)->in);
 }
 
 static int read_header(const gtr_json *root, gtr_part_info *info, gtr_error *err)
@@ -300,6 +303,8 @@ static int read_row(const gtr_json *t, size_t i, const gtr_part_info *info, row 
 	/* Written with io/name.h's escape, as every name gtr writes: the bytes back. */
 	gtr_name_unescape(r->in.name);
 	gtr_name_unescape(r->in.path);
+	if (gtr_check_input_case(&r->in) < 0)
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	name = r->in.name;
 	if (!get_num(t, "seconds", &res->seconds) || !get_text(t, "error", res->error, sizeof res->error) ||
 	    !get_text(t, "warning", res->warning, sizeof res->warning))
@@ -308,7 +313,7 @@ static int read_row(const gtr_json *t, size_t i, const gtr_part_info *info, row 
 				     i, name);
 	gtr_name_unescape(res->error);
 	gtr_name_unescape(res->warning);
-	unsigned home = gtr_shard_of(name, info->shard.count);
+	unsigned home = gtr_shard_of(r->in.case_name, info->shard.count);
 	if (home != info->shard.index)
 		return gtr_error_set(err, GTR_E_CORRUPT, 0,
 				     "traces[%zu] (%.80s) belongs to shard %u/%u, not to this part's %u/%u",
@@ -330,7 +335,7 @@ static int read_row(const gtr_json *t, size_t i, const gtr_part_info *info, row 
 				     "traces[%zu] (%.80s): no error, so want its fingerprint and metrics",
 				     i, name);
 	}
-	res->status = GTR_CHECK_NEW; /* until judged, as gtr_check_measure leaves it */
+	res->status = GTR_CHECK_OK; /* measured, as gtr_check_measure leaves it */
 	res->fingerprint = e.fingerprint;
 	res->bytes = e.bytes;
 	res->m = e.m;
@@ -492,8 +497,7 @@ int gtr_part_merge(gtr_part *const *parts, const char *const *names, size_t n, g
 		size_t best = n;
 		for (size_t i = 0; i < n; i++)
 			if (pos[i] < parts[i]->n &&
-			    (best == n ||
-			     strcmp(parts[i]->rows[pos[i]].in.name, parts[best]->rows[pos[best]].in.name) < 0))
+			    (best == n || cmp_row(&parts[i]->rows[pos[i]], &parts[best]->rows[pos[best]]) < 0))
 				best = i;
 		row *r = &parts[best]->rows[pos[best]++];
 		out->in[k] = r->in;

@@ -9,9 +9,10 @@
  * reads the N parts back into the results an unsharded run would have
  * measured, and the caller judges and reports them with the same code.
  *
- * The share is stable: a case belongs to shard XXH3-64(name) mod N, its
- * name being what the baseline matches it by, so the same case lands on
- * the same shard whatever the machine and the listing order. Each part
+ * The share is stable: a case belongs to shard XXH3-64(case name) mod N,
+ * its name being what the baseline matches it by, so the same case (all
+ * its runs) lands on the same shard whatever the machine and the listing
+ * order. Each part
  * also records how many inputs the whole listing had and a digest of
  * their names, so that parts cut from different listings, a missing
  * part, or a part given twice are refused, by name, instead of giving a
@@ -75,10 +76,8 @@ void gtr_shard_list_of(const gtr_check_input *in, size_t n, gtr_shard_list *l);
 /*
  * Keeps the inputs of shard s, in their order, at the front of in[] and
  * frees the others; *n becomes their count (possibly 0). The share goes
- * by each input's name, the key the baseline matches it by; should one
- * case ever be made of several inputs, they must share the key hashed
- * here, so that a case is measured whole on one shard. (The merge would
- * still be right without that, as it judges only once every part is in.)
+ * by each input's case name, so that the runs of a case are measured on
+ * one shard.
  */
 void gtr_shard_select(gtr_check_input *in, size_t *n, gtr_shard s);
 

@@ -14,8 +14,16 @@ static void out_value(gtr_out *o, int metric, uint64_t v)
 {
 	if (gtr_metric_is_time(metric))
 		gtr_out_dur(o, v);
+	else if (gtr_metric_is_share(metric))
+		gtr_out_printf(o, "%.1f%%", (double)v / 1e4);
 	else
 		gtr_out_u64(o, v);
+}
+
+/* The shrink that mirrors a growth of pct: -16.7% for +20%. */
+static double mirror_pct(double pct)
+{
+	return (1.0 / (1.0 + pct / 100.0) - 1.0) * 100.0;
 }
 
 void gtr_out_pct(gtr_out *o, uint64_t base, uint64_t cur)
@@ -47,8 +55,16 @@ void gtr_out_change(gtr_out *o, const gtr_change *c)
 	out_value(o, c->metric, c->base);
 	gtr_out_str(o, " -> ");
 	out_value(o, c->metric, c->cur);
+	if (c->p >= 0) {
+		if (c->p < 0.001)
+			gtr_out_str(o, ", p<0.001");
+		else
+			gtr_out_printf(o, ", p=%.3f", c->p);
+	}
 	if (c->verdict == GTR_WORSE)
 		gtr_out_printf(o, ", over +%g%%", c->threshold);
+	else if (c->verdict == GTR_BETTER)
+		gtr_out_printf(o, ", under %.1f%%", mirror_pct(c->threshold));
 	gtr_out_char(o, ')');
 }
 
@@ -158,11 +174,28 @@ static void table_write(const table *t, gtr_out *o, const char *indent)
 	}
 }
 
+/* The median of metric m over runs (the value itself for one run). */
+static uint64_t median_of(const gtr_metrics *const *runs, size_t n, int m)
+{
+	uint64_t v[64];
+	size_t k = n < 64 ? n : 64;
+	for (size_t i = 0; i < k; i++) {
+		uint64_t x = runs[n - k + i]->v[m];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	if (k == 0)
+		return 0;
+	return k % 2 ? v[k / 2] : v[k / 2 - 1] / 2 + v[k / 2] / 2 + (v[k / 2 - 1] % 2 + v[k / 2] % 2) / 2;
+}
+
 /* The order metrics are shown in. */
 static const int shown[] = {
 	GTR_M_TMAX_STW, GTR_M_STW_COUNT, GTR_M_STW_P50, GTR_M_STW_P99, GTR_M_STW_MAX,
 	GTR_M_SLICES, GTR_M_MAX_SLICE, GTR_M_SLICE_P50, GTR_M_SLICE_P99, GTR_M_EXEC,
-	GTR_M_SCHED_WAIT, GTR_M_BLOCK, GTR_M_SYSCALL, GTR_M_GC_ASSIST,
+	GTR_M_SCHED_WAIT, GTR_M_BLOCK, GTR_M_SYSCALL, GTR_M_GC_ASSIST, GTR_M_STW_TIME,
 };
 
 static const gtr_change *change_of(const gtr_change *ch, size_t n, int metric)
@@ -209,19 +242,30 @@ static frow *func_rows(const gtr_metrics *a, const gtr_metrics *b, size_t *n)
 	return rows;
 }
 
-static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t n)
+static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t n,
+			 const gtr_cmp_info *info)
 {
+	gtr_out_printf(o, "(%zu vs %zu run%s, ", info->nb, info->nc, info->nc == 1 ? "" : "s");
+	if (info->mode == GTR_CMP_STAT)
+		gtr_out_printf(o, "Mann-Whitney U test, alpha %g) ", info->alpha);
+	else
+		gtr_out_printf(o, "not statistical: need >= %zu runs a side for the test) ", info->need);
 	if (v == GTR_SAME) {
-		gtr_out_str(o, "no significant change:");
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (ch[i].func)
 				continue;
-			gtr_out_printf(o, "%s %s ", k++ ? "," : "", gtr_metric_label(ch[i].metric));
+			gtr_out_str(o, k++ ? ", " : "no significant change: ");
+			gtr_out_printf(o, "%s ", gtr_metric_label(ch[i].metric));
 			gtr_out_pct(o, ch[i].base, ch[i].cur);
+			if (ch[i].p >= 0 && !ch[i].significant)
+				gtr_out_str(o, " ~");
 		}
 		if (!k)
-			gtr_out_str(o, " no metric has a threshold");
+			gtr_out_str(o, info->mode == GTR_CMP_STAT
+					       ? "no metric is gated"
+					       : "no metric is gated: none holds still enough between single runs "
+						 "(give --threshold METRIC=PCT to gate one anyway)");
 		return;
 	}
 	for (int pass = 0; pass < 2; pass++) {
@@ -277,26 +321,52 @@ static const char *verdict_name(gtr_verdict v)
 	return v == GTR_WORSE ? "worse" : v == GTR_BETTER ? "better" : "same";
 }
 
+/* The runs of side b (1) or a (0): the opts' sets, or the one run given. */
+typedef struct sides {
+	const gtr_metrics *const *r[2];
+	size_t n[2];
+	const gtr_metrics *one[2];
+} sides;
+
+static uint64_t side_v(const sides *sd, int side, int m)
+{
+	return median_of(sd->r[side], sd->n[side], m);
+}
+
 static void json_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_opts *opts,
 		      const gtr_change *ch, size_t nch, const frow *fr, size_t nfr, gtr_verdict v,
-		      gtr_out *o)
+		      const sides *sd, const gtr_cmp_info *info, gtr_out *o)
 {
 	gtr_out_str(o, "{\"schema\":\"gtr.diff.v1\",\"a\":");
 	json_side(o, opts->file_a, a);
 	gtr_out_str(o, ",\"b\":");
 	json_side(o, opts->file_b, b);
+	int pa = 0, pb = 0;
+	for (size_t i = 0; i < sd->n[0]; i++)
+		pa += sd->r[0][i]->partial != 0;
+	for (size_t i = 0; i < sd->n[1]; i++)
+		pb += sd->r[1][i]->partial != 0;
+	gtr_out_printf(o, ",\"partial\":%s,\"partial_runs\":{\"a\":%d,\"b\":%d}", pa || pb ? "true" : "false", pa, pb);
+	gtr_out_printf(o, ",\"comparison\":{\"mode\":\"%s\",\"test\":\"Mann-Whitney U, two-sided; Holm\","
+			  "\"alpha\":%g,\"runs\":{\"a\":%zu,\"b\":%zu},\"need\":%zu,\"tested\":%zu,\"min_delta_ns\":%llu}",
+		       info->mode == GTR_CMP_STAT ? "statistical" : "not_statistical", info->alpha, info->nb,
+		       info->nc, info->need, info->tested, (unsigned long long)opts->th->min_delta);
 	gtr_out_str(o, ",\"metrics\":[");
 	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
 		int m = shown[i];
 		const gtr_change *c = change_of(ch, nch, m);
+		uint64_t va = side_v(sd, 0, m), vb = side_v(sd, 1, m);
 		gtr_out_printf(o, "%s{\"metric\":\"%s\",\"label\":\"%s\",\"unit\":\"%s\",\"a\":%llu,\"b\":%llu,"
 				  "\"delta\":",
-			       i ? "," : "", gtr_metric_name(m), gtr_metric_label(m),
-			       gtr_metric_is_time(m) ? "ns" : "count", (unsigned long long)a->v[m],
-			       (unsigned long long)b->v[m]);
-		json_delta(o, a->v[m], b->v[m]);
+			       i ? "," : "", gtr_metric_name(m), gtr_metric_label(m), gtr_metric_unit(m),
+			       (unsigned long long)va, (unsigned long long)vb);
+		json_delta(o, va, vb);
 		gtr_out_str(o, ",\"pct\":");
-		json_pct(o, a->v[m], b->v[m]);
+		json_pct(o, va, vb);
+		if (c && c->p >= 0)
+			gtr_out_printf(o, ",\"p\":%.6g,\"significant\":%s", c->p, c->significant ? "true" : "false");
+		else
+			gtr_out_str(o, ",\"p\":null,\"significant\":null");
 		if (c)
 			gtr_out_printf(o, ",\"threshold_pct\":%g,\"change\":\"%s\"}", c->threshold,
 				       verdict_name(c->verdict));
@@ -368,7 +438,7 @@ static void json_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff
 	gtr_out *tmp = malloc(sizeof *tmp);
 	if (tmp) {
 		gtr_out_init(tmp, -1);
-		verdict_text(tmp, v, ch, nch);
+		verdict_text(tmp, v, ch, nch, info);
 		gtr_out_json_str(o, (gtr_str){tmp->buf, tmp->err ? 0 : tmp->len});
 		free(tmp);
 	} else {
@@ -379,13 +449,24 @@ static void json_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff
 
 static int text_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_opts *opts,
 		     const gtr_change *ch, size_t nch, const frow *fr, size_t nfr, gtr_verdict v,
-		     gtr_out *o)
+		     const sides *sd, const gtr_cmp_info *info, gtr_out *o)
 {
 	gtr_out_str(o, "gtr diff: A ");
 	gtr_out_name(o, opts->file_a, strlen(opts->file_a));
 	gtr_out_str(o, "\n          B ");
 	gtr_out_name(o, opts->file_b, strlen(opts->file_b));
-	gtr_out_str(o, "\n\n");
+	gtr_out_char(o, '\n');
+	if (sd->n[0] > 1 || sd->n[1] > 1)
+		gtr_out_printf(o, "          medians of %zu and %zu runs; the slices and functions of the last run\n",
+			       sd->n[0], sd->n[1]);
+	for (int side = 0; side < 2; side++)
+		for (size_t i = 0; i < sd->n[side]; i++)
+			if (sd->r[side][i]->partial) {
+				gtr_out_printf(o, "          partial: %c was read in part (see the warnings)\n",
+					       side ? 'B' : 'A');
+				break;
+			}
+	gtr_out_char(o, '\n');
 	table t = {.cols = 6, .right = 0x1e};
 	char (*r)[TCELL];
 	if (!(r = table_row(&t)))
@@ -410,32 +491,39 @@ static int text_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_
 		const char *label;
 		int time;
 		uint64_t a, b;
-	} info[] = {
+	} rows0[] = {
 		{"span", 1, a->span_ns, b->span_ns},
 		{"events", 0, a->events, b->events},
 		{"GOMAXPROCS", 0, a->maxprocs, b->maxprocs},
 	};
-	for (size_t i = 0; i < sizeof info / sizeof info[0]; i++) {
+	for (size_t i = 0; i < sizeof rows0 / sizeof rows0[0]; i++) {
 		if (!(r = table_row(&t)))
 			goto nomem;
-		snprintf(r[0], TCELL, "%s", info[i].label);
-		cell_value(r[1], TCELL, info[i].time, info[i].a);
-		cell_value(r[2], TCELL, info[i].time, info[i].b);
-		cell_delta(r[3], TCELL, info[i].time, info[i].a, info[i].b);
-		cell_pct(r[4], TCELL, info[i].a, info[i].b);
+		snprintf(r[0], TCELL, "%s", rows0[i].label);
+		cell_value(r[1], TCELL, rows0[i].time, rows0[i].a);
+		cell_value(r[2], TCELL, rows0[i].time, rows0[i].b);
+		cell_delta(r[3], TCELL, rows0[i].time, rows0[i].a, rows0[i].b);
+		cell_pct(r[4], TCELL, rows0[i].a, rows0[i].b);
 	}
 	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
 		int m = shown[i], time = gtr_metric_is_time(m);
 		if (!(r = table_row(&t)))
 			goto nomem;
 		snprintf(r[0], TCELL, "%s", gtr_metric_label(m));
-		cell_value(r[1], TCELL, time, a->v[m]);
-		cell_value(r[2], TCELL, time, b->v[m]);
-		cell_delta(r[3], TCELL, time, a->v[m], b->v[m]);
-		cell_pct(r[4], TCELL, a->v[m], b->v[m]);
+		uint64_t va = side_v(sd, 0, m), vb = side_v(sd, 1, m);
+		cell_value(r[1], TCELL, time, va);
+		cell_value(r[2], TCELL, time, vb);
+		cell_delta(r[3], TCELL, time, va, vb);
+		cell_pct(r[4], TCELL, va, vb);
 		const gtr_change *c = change_of(ch, nch, m);
-		if (c && c->verdict != GTR_SAME)
-			snprintf(r[5], TCELL, "%s (beyond %g%%)", verdict_name(c->verdict), c->threshold);
+		if (c && c->verdict == GTR_WORSE)
+			snprintf(r[5], TCELL, "worse (over +%g%%)", c->threshold);
+		else if (c && c->verdict == GTR_BETTER)
+			snprintf(r[5], TCELL, "better (under %.1f%%)", mirror_pct(c->threshold));
+		else if (c && c->p >= 0 && !c->significant)
+			snprintf(r[5], TCELL, "~ (p=%.3f)", c->p);
+		else if (c)
+			snprintf(r[5], TCELL, "within %g%%", c->threshold);
 	}
 	table_write(&t, o, "  ");
 
@@ -512,7 +600,7 @@ static int text_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_
 	free(t.cells);
 
 	gtr_out_str(o, "\nverdict: ");
-	verdict_text(o, v, ch, nch);
+	verdict_text(o, v, ch, nch, info);
 	gtr_out_char(o, '\n');
 	return 0;
 nomem:
@@ -525,7 +613,13 @@ int gtr_report_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_o
 {
 	gtr_change *ch = NULL;
 	size_t nch = 0, nfr = 0;
-	int v = gtr_compare(a, b, opts->th, &ch, &nch);
+	sides sd = {.one = {a, b}};
+	sd.r[0] = opts->runs_a && opts->na ? opts->runs_a : &sd.one[0];
+	sd.n[0] = opts->runs_a && opts->na ? opts->na : 1;
+	sd.r[1] = opts->runs_b && opts->nb ? opts->runs_b : &sd.one[1];
+	sd.n[1] = opts->runs_b && opts->nb ? opts->nb : 1;
+	gtr_cmp_info info;
+	int v = gtr_compare_runs(sd.r[0], sd.n[0], sd.r[1], sd.n[1], opts->th, &ch, &nch, &info);
 	frow *fr = v < GTR_BETTER ? NULL : func_rows(a, b, &nfr);
 	if (v < GTR_BETTER || !fr) {
 		free(ch);
@@ -533,9 +627,9 @@ int gtr_report_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_o
 	}
 	int rc = 0;
 	if (opts->json)
-		json_diff(a, b, opts, ch, nch, fr, nfr, (gtr_verdict)v, o);
+		json_diff(a, b, opts, ch, nch, fr, nfr, (gtr_verdict)v, &sd, &info, o);
 	else
-		rc = text_diff(a, b, opts, ch, nch, fr, nfr, (gtr_verdict)v, o);
+		rc = text_diff(a, b, opts, ch, nch, fr, nfr, (gtr_verdict)v, &sd, &info, o);
 	free(ch);
 	free(fr);
 	if (rc < 0)

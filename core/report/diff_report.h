@@ -16,11 +16,16 @@ typedef struct gtr_diff_opts {
 	int json;
 	size_t rows;       /* top slices and function rows shown */
 	const gtr_thresholds *th;
+	/* Several runs a side (optional): compared as sets, their medians shown. */
+	const gtr_metrics *const *runs_a, *const *runs_b;
+	size_t na, nb;
 } gtr_diff_opts;
 
 /*
  * Writes `gtr diff` of a (before) and b (after), ending with the verdict;
- * *verdict receives it. 0, or a negative gtr_errcode with *err filled.
+ * *verdict receives it. With opts->runs_a and runs_b, those runs are
+ * compared (a and b are one run of each, for the top slices and the
+ * functions). 0, or a negative gtr_errcode with *err filled.
  */
 int gtr_report_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_opts *opts,
 		    gtr_out *o, gtr_verdict *verdict, gtr_error *err);
