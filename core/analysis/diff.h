@@ -56,6 +56,15 @@ typedef enum gtr_metric {
 	GTR_M_SYSCALL,
 	GTR_M_GC_ASSIST,
 	GTR_M_STW_TIME,     /* time in stop-the-world: the measured pauses added up */
+	/*
+	 * Ratios to the execution time (ppm), derived from the totals above
+	 * (gtr_metrics_derive): a machine that is busier, slower or faster
+	 * stretches a trace's times together, and a ratio of two of them
+	 * holds still where the times do not.
+	 */
+	GTR_M_STW_PER_EXEC,    /* stw_time / exec */
+	GTR_M_ASSIST_PER_EXEC, /* gc_assist / exec */
+	GTR_M_WAIT_PER_EXEC,   /* sched_wait / exec */
 	GTR_M_N,
 	GTR_FM_EXEC = GTR_M_N, /* a start function's execution time */
 	GTR_FM_MAX_SLICE,      /* a start function's longest slice */
@@ -69,8 +78,10 @@ const char *gtr_metric_name(int m);
 const char *gtr_metric_label(int m);
 /* 1 for durations in ns, 0 for counts and shares. */
 int gtr_metric_is_time(int m);
-/* 1 for shares, in parts per million. */
+/* 1 for shares and ratios, in parts per million. */
 int gtr_metric_is_share(int m);
+/* 1 for the ratios computed from other metrics: not stored in baselines, derived on reading. */
+int gtr_metric_is_derived(int m);
 /* "ns", "count" or "ppm". */
 const char *gtr_metric_unit(int m);
 /* The metric called `name`, or -1. */
@@ -125,6 +136,9 @@ void gtr_metrics_free(gtr_metrics *m);
 
 /* The function `func` of m, or NULL. */
 const gtr_func_metrics *gtr_metrics_func(const gtr_metrics *m, const char *func);
+
+/* Sets the derived ratios (GTR_M_*_PER_EXEC) from the totals they are made of, where known. */
+void gtr_metrics_derive(gtr_metrics *m);
 
 /* Sorts m->funcs by name; for metrics built by hand (a baseline being read). */
 void gtr_metrics_sort_funcs(gtr_metrics *m);

@@ -1531,29 +1531,57 @@ static int run_diff(args *a)
 		say("%s: standard input can be only one of the two traces%s", a->cmd, "");
 		return EXIT_USAGE;
 	}
-	gtr_metrics m[2];
-	memset(m, 0, sizeof m);
+	/* Each side: one trace, or a directory whose traces are runs of one case. */
+	gtr_metrics *runs[2] = {NULL, NULL};
+	size_t nruns[2] = {0, 0};
 	int st = EXIT_OK;
 	for (int k = 0; k < 2 && st == EXIT_OK; k++) {
-		opened op;
-		st = open_trace(&op, paths[k], io, lenient ? GTR_OPEN_LENIENT : 0, 0);
-		if (st != EXIT_OK)
-			break;
-		gtr_error err;
-		gtr_error_clear(&err);
-		gtr_analysis an;
-		if (gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .metrics_top = opts.rows ? opts.rows : 1},
-				&an, &err) < 0) {
-			fprintf(stderr, "gtr: %s: at byte %llu: %s\n", paths[k], (unsigned long long)err.off,
-				err.msg[0] ? err.msg : gtr_strerror(err.code));
-			st = EXIT_ERR;
-		} else {
-			m[k] = an.metrics;
-			say_engine(paths[k], &an.engine);
+		gtr_check_input *in = NULL;
+		size_t nin = 1;
+		struct stat sb;
+		if (strcmp(paths[k], "-") != 0 && stat(paths[k], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+			char why[512];
+			char *arg[1] = {(char *)paths[k]};
+			if (gtr_check_collect(arg, 1, "*.trace", &in, &nin, why, sizeof why) < 0) {
+				say("%s: %s", a->cmd, why);
+				st = EXIT_ERR;
+				break;
+			}
 		}
-		/* Leniently, what was skipped is said before the comparison. */
-		st = loss_status(paths[k], op.trace, 1, st);
-		close_trace(&op);
+		if (!(runs[k] = calloc(nin, sizeof *runs[k]))) {
+			gtr_check_inputs_free(in, nin);
+			say("%s: out of memory%s", a->cmd, "");
+			st = EXIT_ERR;
+			break;
+		}
+		for (size_t i = 0; i < nin && st == EXIT_OK; i++) {
+			const char *path = in ? in[i].path : paths[k];
+			if (in && in[i].error) {
+				fprintf(stderr, "gtr: %s: %s\n", nm(path), in[i].error);
+				st = EXIT_ERR;
+				break;
+			}
+			opened op;
+			st = open_trace(&op, path, io, lenient ? GTR_OPEN_LENIENT : 0, 0);
+			if (st != EXIT_OK)
+				break;
+			gtr_error err;
+			gtr_error_clear(&err);
+			gtr_analysis an;
+			if (gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .metrics_top = opts.rows ? opts.rows : 1},
+					&an, &err) < 0) {
+				fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)err.off,
+					err.msg[0] ? err.msg : gtr_strerror(err.code));
+				st = EXIT_ERR;
+			} else {
+				runs[k][nruns[k]++] = an.metrics;
+				say_engine(path, &an.engine);
+			}
+			/* Leniently, what was skipped is said before the comparison. */
+			st = loss_status(path, op.trace, 1, st);
+			close_trace(&op);
+		}
+		gtr_check_inputs_free(in, in ? nin : 0);
 	}
 	if (st == EXIT_OK) {
 		static gtr_out o;
@@ -1561,15 +1589,31 @@ static int run_diff(args *a)
 		gtr_error err;
 		gtr_error_clear(&err);
 		gtr_verdict v = GTR_SAME;
+		const gtr_metrics **ra = malloc((nruns[0] + nruns[1]) * sizeof *ra), **rb = ra + nruns[0];
+		int rc = ra ? 0 : gtr_error_set(&err, GTR_E_NOMEM, 0, "out of memory");
+		for (size_t i = 0; ra && i < nruns[0]; i++)
+			ra[i] = &runs[0][i];
+		for (size_t i = 0; ra && i < nruns[1]; i++)
+			rb[i] = &runs[1][i];
 		opts.file_a = paths[0];
 		opts.file_b = paths[1];
-		int rc = gtr_report_diff(&m[0], &m[1], &opts, &o, &v, &err);
+		opts.runs_a = ra;
+		opts.runs_b = rb;
+		opts.na = nruns[0];
+		opts.nb = nruns[1];
+		/* The top slices and the functions shown: the last run of each side. */
+		if (rc == 0)
+			rc = gtr_report_diff(&runs[0][nruns[0] - 1], &runs[1][nruns[1] - 1], &opts, &o, &v, &err);
+		free(ra);
 		st = finish(paths[1], rc, &err, &o);
 		if (st == EXIT_OK && fail_worse && v == GTR_WORSE)
 			st = EXIT_THRESHOLD;
 	}
-	gtr_metrics_free(&m[0]);
-	gtr_metrics_free(&m[1]);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < nruns[k]; i++)
+			gtr_metrics_free(&runs[k][i]);
+		free(runs[k]);
+	}
 	return st;
 }
 

@@ -25,7 +25,7 @@
 
 static const char *metric_key(int m, char *buf, size_t cap)
 {
-	snprintf(buf, cap, "%s%s", gtr_metric_name(m), gtr_metric_is_time(m) ? "_ns" : "");
+	snprintf(buf, cap, "%s%s", gtr_metric_name(m), gtr_metric_is_time(m) ? "_ns" : gtr_metric_is_share(m) ? "_ppm" : "");
 	return buf;
 }
 
@@ -115,8 +115,10 @@ int gtr_baseline_entry_read(const gtr_json *t, gtr_baseline_entry *e)
 	e->m.partial = partial && partial->type == GTR_JSON_BOOL && partial->boolean;
 	char key[64];
 	for (int m = 0; m < GTR_M_N; m++)
-		e->m.known[m] = (uint8_t)gtr_json_uint(gtr_json_get(metrics, metric_key(m, key, sizeof key)),
-						       &e->m.v[m]);
+		if (!gtr_metric_is_derived(m))
+			e->m.known[m] = (uint8_t)gtr_json_uint(gtr_json_get(metrics, metric_key(m, key, sizeof key)),
+							       &e->m.v[m]);
+	gtr_metrics_derive(&e->m);
 	const gtr_json *top = gtr_json_get(t, "top_slices");
 	if (top && top->type == GTR_JSON_ARR && top->n) {
 		if (!(e->m.top = calloc(top->n, sizeof *e->m.top)))
@@ -286,6 +288,8 @@ static int validate_run(const gtr_json *r, int schema, jpath *p, gtr_error *err)
 	was = jp_key(p, "metrics");
 	char key[64];
 	for (int m = 0; m < GTR_M_N; m++) {
+		if (gtr_metric_is_derived(m))
+			continue; /* computed from the others on reading */
 		/* A gtr.baseline.v1 predates stw_time: it is not compared there. */
 		int required = schema >= 2 || m != GTR_M_STW_TIME;
 		if ((rc = want(metrics, metric_key(m, key, sizeof key), J_UINT, required, p, err, NULL)) < 0) {
@@ -825,14 +829,25 @@ static void text_change(gtr_out *o, const gtr_change *c)
 		return;
 	}
 	gtr_out_printf(o, "%s", gtr_metric_label(c->metric));
-	if (c->func)
-		gtr_out_printf(o, " %s", c->func);
+	if (c->func) {
+		gtr_out_char(o, ' ');
+		gtr_out_name(o, c->func, strlen(c->func));
+	}
 	gtr_out_char(o, ' ');
 	gtr_out_pct(o, c->base, c->cur);
 	if (c->p >= 0 && !c->significant) {
 		gtr_out_str(o, " ~ (");
 		out_p(o, c);
 		gtr_out_char(o, ')');
+	} else if (c->p >= 0) {
+		/* A real change, but too small to count. */
+		double pct = gtr_pct_of(c->base, c->cur);
+		gtr_out_str(o, " (");
+		out_p(o, c);
+		if (pct <= c->threshold && pct >= (1.0 / (1.0 + c->threshold / 100.0) - 1.0) * 100.0)
+			gtr_out_printf(o, ", within %g%%)", c->threshold);
+		else
+			gtr_out_str(o, ", under the minimum change)");
 	}
 }
 
@@ -990,7 +1005,7 @@ static void json_metrics(gtr_out *o, const gtr_metrics *m)
 	char key[64];
 	gtr_out_char(o, '{');
 	for (int i = 0, k = 0; i < GTR_M_N; i++) {
-		if (!m->known[i])
+		if (!m->known[i] || gtr_metric_is_derived(i))
 			continue;
 		gtr_out_printf(o, "%s\"%s\":%llu", k++ ? "," : "", metric_key(i, key, sizeof key),
 			       (unsigned long long)m->v[i]);

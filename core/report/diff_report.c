@@ -41,7 +41,7 @@ void gtr_out_change(gtr_out *o, const gtr_change *c)
 	gtr_out_str(o, gtr_metric_label(c->metric));
 	if (c->func) {
 		gtr_out_char(o, ' ');
-		gtr_out_str(o, c->func);
+		gtr_out_name(o, c->func, strlen(c->func));
 	}
 	if (c->base == 0 && c->cur != 0) {
 		/* No percentage of nothing: say where it went. */
@@ -77,9 +77,12 @@ static void cell_dur(char *buf, size_t cap, uint64_t ns)
 		gtr_fmt_dur(buf, cap, ns, "", "\xc2\xb5s");
 }
 
+/* time: 1 a duration, 2 a share in ppm (shown in percent), 0 a count. */
 static void cell_value(char *buf, size_t cap, int time, uint64_t v)
 {
-	if (time)
+	if (time == 2)
+		snprintf(buf, cap, "%.2f%%", (double)v / 1e4);
+	else if (time)
 		cell_dur(buf, cap, v);
 	else
 		snprintf(buf, cap, "%llu", (unsigned long long)v);
@@ -196,6 +199,7 @@ static const int shown[] = {
 	GTR_M_TMAX_STW, GTR_M_STW_COUNT, GTR_M_STW_P50, GTR_M_STW_P99, GTR_M_STW_MAX,
 	GTR_M_SLICES, GTR_M_MAX_SLICE, GTR_M_SLICE_P50, GTR_M_SLICE_P99, GTR_M_EXEC,
 	GTR_M_SCHED_WAIT, GTR_M_BLOCK, GTR_M_SYSCALL, GTR_M_GC_ASSIST, GTR_M_STW_TIME,
+	GTR_M_STW_PER_EXEC, GTR_M_ASSIST_PER_EXEC, GTR_M_WAIT_PER_EXEC,
 };
 
 static const gtr_change *change_of(const gtr_change *ch, size_t n, int metric)
@@ -506,7 +510,7 @@ static int text_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff_
 		cell_pct(r[4], TCELL, rows0[i].a, rows0[i].b);
 	}
 	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
-		int m = shown[i], time = gtr_metric_is_time(m);
+		int m = shown[i], time = gtr_metric_is_time(m) ? 1 : gtr_metric_is_share(m) ? 2 : 0;
 		if (!(r = table_row(&t)))
 			goto nomem;
 		snprintf(r[0], TCELL, "%s", gtr_metric_label(m));

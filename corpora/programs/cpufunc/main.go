@@ -20,9 +20,9 @@ import (
 )
 
 const (
-	items        = 400  // items through the pipeline
-	checksumWork = 4000 // rounds of checksum work per item
-	encodeWork   = 1500 // rounds of encode work per item
+	items        = 1500  // items through the pipeline
+	checksumWork = 4000  // rounds of checksum work per item
+	encodeWork   = 16000 // rounds of encode work per item
 )
 
 var sink uint64
