@@ -311,6 +311,14 @@ int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t
 	return 0;
 }
 
+size_t gtr_thresholds_min_runs(const gtr_thresholds *th)
+{
+	size_t family = 0;
+	for (int m = 0; m < GTR_M_N; m++)
+		family += th->pct[m] >= 0;
+	return gtr_utest_min_samples(th->alpha / (double)(family ? family : 1));
+}
+
 int gtr_alpha_parse(const char *s, double *alpha)
 {
 	char *end;

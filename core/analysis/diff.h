@@ -172,6 +172,12 @@ void gtr_thresholds_default(gtr_thresholds *th);
  */
 int gtr_thresholds_parse(gtr_thresholds *th, const char *spec, char *why, size_t cap);
 
+/*
+ * The runs a side the U test needs to call a change of a trace's metric
+ * at alpha, Holm's method over the trace's metrics gated (5 for 3 at 0.05).
+ */
+size_t gtr_thresholds_min_runs(const gtr_thresholds *th);
+
 /* Parses alpha for --alpha: a number in (0, 0.5]. Returns 0 or -1. */
 int gtr_alpha_parse(const char *s, double *alpha);
 

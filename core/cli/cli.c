@@ -319,31 +319,46 @@ static const char usage_goroutine[] =
 static const char usage_diff[] =
 	"usage: gtr diff [flags] A B\n"
 	"\n"
-	"Two traces side by side, A before and B after a change: Tmax_stw; the\n"
-	"measured stop-the-world pauses (count, p50, p99, max); the slices (count,\n"
-	"longest, p50, p99); time totals; the top slices with their functions; and\n"
-	"each start function's execution time and longest slice, with absolute and\n"
-	"relative deltas. Ends with a one-line verdict: B is worse when a metric\n"
-	"grew by more than its threshold, better when none did and one shrank as\n"
-	"much (going back from B to A would be worse): swapping A and B swaps them.\n"
+	"Two sides compared, A before and B after a change. Each side is a trace, or\n"
+	"a directory whose *.trace files are runs of one program (the same program\n"
+	"run several times). Shown: Tmax_stw; the measured stop-the-world pauses\n"
+	"(count, p50, p99, max); the slices (count, longest, p50, p99); time totals\n"
+	"and their ratios to the execution time; the top slices and each start\n"
+	"function's execution time and longest slice (of the last run of a side).\n"
+	"With several runs a side the figures are medians, and a metric changed\n"
+	"only when the Mann-Whitney U test says so (p below alpha, Holm's method\n"
+	"over the metrics) and its median moved past its threshold and the\n"
+	"minimum change: `~` marks a difference the test does not call. With too\n"
+	"few runs for the test (5 a side for the defaults) the verdict says it is\n"
+	"not statistical, and only thresholds given with --threshold are applied.\n"
+	"Ends with a one-line verdict: B is worse when a metric grew past its\n"
+	"threshold, better when none did and one shrank as much (going back from B\n"
+	"to A would be worse): swapping A and B swaps them.\n"
 	"\n"
 	"flags:\n"
 	"  -n N                  top slices and function rows to list (default 10)\n"
 	"  --json                the same content as JSON (schema gtr.diff.v1, README.md)\n"
 	"  --threshold M=PCT     change a metric's threshold in percent, or turn it on\n"
-	"                        or off (M=off); repeatable or comma-separated. Default:\n"
-	"                        max_slice=20,tmax_stw=20,stw_p99=20. Metrics: tmax_stw,\n"
-	"                        stw_count, stw_p50, stw_p99, stw_max, slices, max_slice,\n"
-	"                        slice_p50, slice_p99, exec, sched_wait, block, syscall,\n"
-	"                        gc_assist, func_exec, func_max_slice (per function)\n"
-	"  --min-delta D         a duration must also change by more than D (e.g. 100us)\n"
+	"                        or off (M=off); repeatable or comma-separated; a\n"
+	"                        threshold given applies with any number of runs.\n"
+	"                        Default: stw_per_exec=20, gc_assist_per_exec=20,\n"
+	"                        sched_wait_per_exec=20, func_share=20. Metrics:\n"
+	"                        tmax_stw, stw_count, stw_p50, stw_p99, stw_max,\n"
+	"                        slices, max_slice, slice_p50, slice_p99, exec,\n"
+	"                        sched_wait, block, syscall, gc_assist, stw_time,\n"
+	"                        stw_per_exec, gc_assist_per_exec, sched_wait_per_exec;\n"
+	"                        per function: func_exec, func_max_slice, func_share\n"
+	"  --min-delta D         a duration must also change by more than D (default\n"
+	"                        1ms); a share or ratio by more than 1 point\n"
+	"  --alpha A             the U test's level (default 0.05)\n"
 	"  --fail-on-regression  exit 3 when the verdict is that B is worse\n"
 	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
 	"                        mmap for files, uring for pipes, read if io_uring is\n"
 	"                        refused)\n"
 	"  --lenient             read what can be read of damaged traces, with warnings\n"
 	"                        (see gtr dump --help); without it a truncated or\n"
-	"                        corrupt trace is an error\n"
+	"                        corrupt trace is an error; a trace of which nothing\n"
+	"                        can be read is an error still\n"
 	"  -v, --verbose         say on stderr how each file was read and which kernels\n"
 	"                        run\n";
 
@@ -353,38 +368,54 @@ static const char usage_check[] =
 	"       gtr check --merge --baseline BASE.json [report flags] PART.json...\n"
 	"\n"
 	"Checks many traces at once against a baseline, several files in parallel.\n"
-	"For each trace it records a fingerprint of its content (XXH3 64-bit), its\n"
-	"Go version (the trace version, and the runtime release when the trace's\n"
-	"file paths name it) and the metrics of gtr diff: Tmax_stw, STW count, p50,\n"
-	"p99 and max, slice count, max, p50 and p99, time totals, the top slices\n"
-	"and each start function's execution time and longest slice. Traces are\n"
-	"matched with the baseline by name (a DIR's files by their path below it,\n"
-	"a FILE by its base name); the fingerprint says whether a trace changed.\n"
-	"A trace whose metric grew past its threshold regressed; a trace that\n"
-	"cannot be read is an error of that trace, and the others are still checked.\n"
+	"A case is what the baseline keeps figures of: a trace, or several runs of\n"
+	"one program, given as CASE/1.trace, CASE/2.trace... (a file whose name is\n"
+	"a number is a run of the case named by its directory). For each run it\n"
+	"records a fingerprint of its content (XXH3 64-bit), its Go version and the\n"
+	"metrics of gtr diff. Cases are matched with the baseline by name (a DIR's\n"
+	"files by their path below it, a FILE by its base name). With enough runs\n"
+	"on both sides (5 a side for the defaults) a case is compared with the\n"
+	"Mann-Whitney U test (alpha 0.05, Holm's method over its metrics): it\n"
+	"regressed when a metric changed significantly and its median grew past\n"
+	"its threshold and the minimum change. With fewer runs the comparison is\n"
+	"said not to be statistical and only thresholds given with --threshold\n"
+	"apply. A trace that cannot be read is an error of its case, and the\n"
+	"others are still checked; a case of the baseline with no trace given is\n"
+	"MISSING, and fails the check.\n"
 	"\n"
 	"flags:\n"
-	"  --baseline FILE       the baseline (required; gtr.baseline.v1 JSON)\n"
-	"  --update-baseline     write this run's results into the baseline, creating\n"
-	"                        it if need be; traces not checked keep their entries.\n"
+	"  --baseline FILE       the baseline (required; gtr.baseline.v2 JSON, or v1)\n"
+	"  --update-baseline     add this check's runs to the baseline's cases,\n"
+	"                        creating it if need be; a case keeps its newest runs\n"
+	"                        (--max-runs); cases not checked keep theirs.\n"
 	"                        Regressions are reported but accepted (no exit 3)\n"
+	"  --max-runs N          runs a case keeps in the baseline (default 10)\n"
+	"  --fail-on-missing     a baseline case with no trace fails the check (exit\n"
+	"                        1; the default); --no-fail-on-missing only lists it\n"
 	"  -j N                  traces processed at once (default: the online CPUs)\n"
 	"  --threshold M=PCT     a metric's threshold in percent, or M=off; repeatable\n"
-	"                        or comma-separated. Default: max_slice=20,tmax_stw=20,\n"
-	"                        stw_p99=20. Metrics: see gtr diff --help\n"
-	"  --min-delta D         a duration must also grow by more than D (e.g. 100us)\n"
+	"                        or comma-separated. Default: stw_per_exec=20,\n"
+	"                        gc_assist_per_exec=20, sched_wait_per_exec=20,\n"
+	"                        func_share=20. Metrics: see gtr diff --help\n"
+	"  --min-delta D         a duration must also change by more than D (default\n"
+	"                        1ms); a share or ratio by more than 1 point\n"
+	"  --alpha A             the U test's level (default 0.05)\n"
 	"  --pattern GLOB        files taken from a DIR (default *.trace)\n"
-	"  --report-json FILE    write the report as JSON (gtr.check.v1; - for stdout)\n"
+	"  --report-json FILE    write the report as JSON (gtr.check.v2; - for stdout)\n"
 	"  --junit FILE          write a JUnit XML report (- for stdout)\n"
-	"  --jsonl FILE          write one JSON object per trace, one per line\n"
-	"                        (gtr.check.row.v1; - for stdout)\n"
+	"  --jsonl FILE          write one JSON object per case, one per line\n"
+	"                        (gtr.check.row.v2; - for stdout)\n"
 	"  -n N                  top slices recorded per trace (default 10)\n"
-	"  -q, --quiet           list only regressions and errors, then the summary\n"
+	"  -q, --quiet           list only regressions, errors and missing cases,\n"
+	"                        then the summary\n"
 	"  --io=MODE             how to read the files: mmap, uring or read (default:\n"
 	"                        mmap)\n"
 	"  --lenient             read what can be read of damaged traces; what was\n"
-	"                        skipped is a warning on stderr (see gtr dump --help)\n"
-	"\n"
+	"                        skipped is a warning on stderr (see gtr dump --help);\n"
+	"                        a trace of which nothing can be read is an error\n";
+
+/* The rest of check's usage (one literal would be too long for ISO C). */
+static const char usage_check_more[] =
 	"\n"
 	"sharded, over many processes or machines (README.md, \"Sharded checks\"):\n"
 	"  --shard K/N           measure only shard K of N (0 <= K < N): the traces\n"
@@ -400,9 +431,10 @@ static const char usage_check[] =
 	"\n"
 	"Progress is shown on stderr when it is a terminal.\n"
 	"\n"
-	"exit status: 0 every trace read and none regressed (new traces included);\n"
-	"             1 a trace could not be read and none regressed, or the baseline\n"
-	"               or a report could not be read or written; 2 usage;\n"
+	"exit status: 0 every trace read and no case regressed (new cases included);\n"
+	"             1 a trace could not be read or a case is missing, and none\n"
+	"               regressed; or the baseline could not be read (its errors\n"
+	"               name the JSON path) or a report could not be written; 2 usage;\n"
 	"             3 a metric regressed past its threshold (even if some trace\n"
 	"               could not be read)\n";
 
@@ -1461,6 +1493,14 @@ static int threshold_flag(args *a, gtr_thresholds *th)
 		}
 		return 1;
 	}
+	if ((m = flag_value(a, "--alpha", &val)) != 0) {
+		if (m < 0 || gtr_alpha_parse(val, &th->alpha) < 0) {
+			say("%s: --alpha takes the test's level, a number above 0 and at most 0.5 (default 0.05)%s",
+			    a->cmd, "");
+			return -1;
+		}
+		return 1;
+	}
 	return 0;
 }
 
@@ -1572,6 +1612,11 @@ static int run_diff(args *a)
 					&an, &err) < 0) {
 				fprintf(stderr, "gtr: %s: at byte %llu: %s\n", nm(path), (unsigned long long)err.off,
 					err.msg[0] ? err.msg : gtr_strerror(err.code));
+				st = EXIT_ERR;
+			} else if (an.metrics.events == 0) {
+				/* Read leniently, nothing of it was readable: nothing to compare. */
+				fprintf(stderr, "gtr: %s: no event could be read: nothing to compare\n", nm(path));
+				gtr_metrics_free(&an.metrics);
 				st = EXIT_ERR;
 			} else {
 				runs[k][nruns[k]++] = an.metrics;
@@ -1920,6 +1965,7 @@ static int run_check(args *a)
 		int m;
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			fputs(usage_check, stdout);
+			fputs(usage_check_more, stdout);
 			free(paths);
 			return EXIT_OK;
 		}
@@ -1999,6 +2045,7 @@ static int run_check(args *a)
 		} else if (arg[0] == '-' && arg[1] != 0) {
 			say("%s: unknown flag %s", a->cmd, arg);
 			fputs(usage_check, stderr);
+			fputs(usage_check_more, stderr);
 			st = EXIT_USAGE;
 		} else if (strcmp(arg, "-") == 0) {
 			say("%s: traces are matched by name: standard input cannot be checked%s", a->cmd, "");
@@ -2036,12 +2083,14 @@ static int run_check(args *a)
 	if (st == EXIT_OK && !shard && !co.baseline) {
 		say("%s: --baseline FILE is required%s", a->cmd, "");
 		fputs(usage_check, stderr);
+		fputs(usage_check_more, stderr);
 		st = EXIT_USAGE;
 	}
 	if (st == EXIT_OK && npaths == 0) {
 		say("%s: %s", a->cmd, merge ? "no parts given (the --part files of the shards)"
 					    : "no traces given (a directory or files)");
 		fputs(usage_check, stderr);
+		fputs(usage_check_more, stderr);
 		st = EXIT_USAGE;
 	}
 	int nstdout = 0;

@@ -552,6 +552,13 @@ static void check_one(pool *p, size_t i)
 		gtr_trace_loss(t, &loss);
 		if (gtr_loss_any(&loss))
 			gtr_loss_summary(&loss, map.size, r->warning, sizeof r->warning);
+		if (r->m.events == 0) {
+			/* Read leniently, nothing of it was readable: no figures to judge. */
+			gtr_metrics_free(&r->m);
+			rc = gtr_error_set(&err, GTR_E_CORRUPT, 16, "no event could be read (%s)",
+					   r->warning[0] ? r->warning : "the trace holds none");
+			r->warning[0] = 0;
+		}
 	}
 done:;
 	uint64_t now, at;
@@ -777,7 +784,7 @@ void gtr_check_summarize(const gtr_check_case *c, size_t n, gtr_check_summary *s
 		case GTR_CHECK_ERROR: s->errors++; break;
 		case GTR_CHECK_MISSING: s->missing++; break;
 		}
-		if (c[i].base && c[i].nruns) {
+		if (c[i].base && c[i].nruns > c[i].errors) {
 			*(c[i].changed ? &s->changed : &s->unchanged) += 1;
 			*(c[i].info.mode == GTR_CMP_STAT ? &s->stat : &s->few) += 1;
 		}
@@ -1182,7 +1189,7 @@ void gtr_check_write_json(const gtr_check_case *c, size_t n, const gtr_check_rep
 		       opts->jobs, opts->seconds);
 	gtr_out_printf(o, "\"test\":\"Mann-Whitney U, two-sided, exact up to %d values; Holm over a case's "
 			  "metrics\",\"alpha\":%g,\"min_runs\":%zu,\"thresholds\":",
-		       GTR_UTEST_EXACT_MAX, opts->th->alpha, gtr_utest_min_samples(opts->th->alpha));
+		       GTR_UTEST_EXACT_MAX, opts->th->alpha, gtr_thresholds_min_runs(opts->th));
 	json_thresholds(o, opts->th, 0);
 	gtr_out_str(o, ",\"thresholds_few_runs\":");
 	json_thresholds(o, opts->th, 1);
