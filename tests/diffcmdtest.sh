@@ -119,24 +119,51 @@ for f in "${traces[@]}"; do
 done
 if [ -n "$coarse" ] && [ -n "$fine" ]; then
 	check_pair "$coarse" "$fine"
-	"$gtr" diff --json "$coarse" "$fine" >"$tmp/d.json"
+	# One run a side: not statistical; nothing gated unless asked.
+	"$gtr" diff --fail-on-regression "$fine" "$coarse" >"$tmp/out" 2>&1
+	st=$?
+	if [ $st -eq 0 ] && tail -1 "$tmp/out" | grep -q '^verdict: (1 vs 1 run, not statistical: need >= 5 runs a side for the test) no metric is gated'; then
+		result "diff of single runs: not statistical, nothing gated by default" ok
+	else
+		result "diff of single runs by default" fail "exit $st, $(tail -1 "$tmp/out")"
+	fi
+	# The single-run tails, gated when asked for.
+	th=(--threshold max_slice=20,tmax_stw=20,stw_p99=20)
+	"$gtr" diff --json "${th[@]}" "$coarse" "$fine" >"$tmp/d.json"
 	jq -e '.verdict.result == "better" and ([.changes[] | select(.change == "better") | .metric] | sort) == ["max_slice", "stw_p99", "tmax_stw"]' "$tmp/d.json" >/dev/null &&
 		result "diff coarse -> fine: better on Tmax_stw, STW p99, max slice" ok ||
 		result "diff coarse -> fine" fail "$(jq -c .verdict "$tmp/d.json")"
-	"$gtr" diff --fail-on-regression "$fine" "$coarse" >"$tmp/out" 2>&1
+	"$gtr" diff --fail-on-regression "${th[@]}" "$fine" "$coarse" >"$tmp/out" 2>&1
 	st=$?
-	if [ $st -eq 3 ] && tail -1 "$tmp/out" | grep -q '^verdict: B is worse: .*max slice +254\.4% (12\.081 ms -> 42\.816 ms, over +20%)'; then
+	if [ $st -eq 3 ] && tail -1 "$tmp/out" | grep -q '^verdict: (1 vs 1 run, not statistical: need >= [0-9]* runs a side for the test) B is worse: .*max slice +254\.4% (12\.081 ms -> 42\.816 ms, over +20%)'; then
 		result "diff fine -> coarse --fail-on-regression: exit 3, verdict worse" ok
 	else
 		result "diff fine -> coarse --fail-on-regression" fail "exit $st, $(tail -1 "$tmp/out")"
 	fi
-	"$gtr" diff --fail-on-regression "$coarse" "$fine" >/dev/null 2>&1 &&
+	grep -Eq '^  max slice +12\.081ms +42\.816ms +\+30\.735ms +\+254\.4% +worse \(over \+20%\)$' "$tmp/out" &&
+		result "diff table: a regression's row says worse, over its threshold" ok || result "diff table row" fail "$(grep '^  max slice' "$tmp/out")"
+	"$gtr" diff "${th[@]}" "$coarse" "$fine" >"$tmp/out" 2>&1
+	grep -Eq '^  max slice +42\.816ms +12\.081ms +-30\.735ms +-71\.8% +better \(under -16\.7%\)$' "$tmp/out" &&
+		result "diff table: an improvement's row says better, under the mirrored threshold" ok || result "diff table row" fail "$(grep '^  max slice' "$tmp/out")"
+	"$gtr" diff --fail-on-regression "${th[@]}" "$coarse" "$fine" >/dev/null 2>&1 &&
 		result "diff coarse -> fine --fail-on-regression: exit 0" ok || result "diff coarse -> fine --fail-on-regression" fail "exit $?"
-	"$gtr" diff --threshold max_slice=300,tmax_stw=300,stw_p99=300 "$fine" "$coarse" | tail -1 | grep -q '^verdict: no significant change' &&
-		result "diff with raised thresholds: no significant change" ok || result "diff with raised thresholds" fail "$("$gtr" diff --threshold max_slice=300,tmax_stw=300,stw_p99=300 "$fine" "$coarse" | tail -1)"
+	"$gtr" diff --threshold max_slice=300,tmax_stw=300,stw_p99=300 "$fine" "$coarse" | tail -1 | grep -q '^verdict: (1 vs 1 run, not statistical: .*) no change past the thresholds: ' &&
+		result "diff with raised thresholds: no change past them" ok || result "diff with raised thresholds" fail "$("$gtr" diff --threshold max_slice=300,tmax_stw=300,stw_p99=300 "$fine" "$coarse" | tail -1)"
+	# Sets of runs: a directory a side.
+	mkdir -p "$tmp/sa" "$tmp/sb"
+	for i in 1 2 3; do cp "$fine" "$tmp/sa/$i.trace"; cp "$coarse" "$tmp/sb/$i.trace"; done
+	"$gtr" diff "$tmp/sa" "$tmp/sb" >"$tmp/out" 2>&1
+	grep -q '^          medians of 3 and 3 runs' "$tmp/out" && tail -1 "$tmp/out" | grep -q '^verdict: (3 vs 3 runs, not statistical: need >= 5 runs a side for the test)' &&
+		result "diff of two directories of 3 runs: medians, not enough runs for the test" ok || result "diff of directories" fail "$(tail -1 "$tmp/out")"
+	for i in 4 5; do cp "$fine" "$tmp/sa/$i.trace"; cp "$coarse" "$tmp/sb/$i.trace"; done
+	"$gtr" diff --fail-on-regression "$tmp/sa" "$tmp/sb" >"$tmp/out" 2>&1
+	st=$?
+	[ $st -eq 3 ] && tail -1 "$tmp/out" | grep -q '^verdict: (5 vs 5 runs, Mann-Whitney U test, alpha 0.05) B is worse: .*p=0\.008, over +20%' &&
+		result "diff of 5 runs a side: the test calls it, exit 3" ok || result "diff of 5 runs a side" fail "exit $st, $(tail -1 "$tmp/out")"
+	"$gtr" diff --json "$tmp/sa" "$tmp/sb" | jq -e '.comparison.mode == "statistical" and .comparison.runs.a == 5 and .comparison.runs.b == 5 and .verdict.result == "worse"' >/dev/null &&
+		result "diff --json of sets: the comparison stated" ok || result "diff --json of sets" fail "$("$gtr" diff --json "$tmp/sa" "$tmp/sb" | jq -c .comparison)"
 fi
 
-# Usage.
 for args in "diff" "diff $coarse" "diff --threshold x=1 $coarse $fine" "diff -n 0 $coarse $fine" "diff --frob $coarse $fine" "diff a b c"; do
 	# shellcheck disable=SC2086
 	"$gtr" $args >/dev/null 2>&1

@@ -1375,6 +1375,25 @@ static void write_run_line(gtr_out *o, int first, uint64_t fp, uint64_t bytes, c
 	gtr_out_char(o, '}');
 }
 
+/*
+ * Run r of a case is a new sample for the baseline: read, and not the
+ * same bytes as a run the baseline has or an earlier run of this check
+ * (a trace checked again is not a second run of its program).
+ */
+static int new_run(const gtr_check_case *cc, size_t r, const gtr_baseline_case *ob)
+{
+	const gtr_check_result *x = &cc->runs[r];
+	if (x->status == GTR_CHECK_ERROR)
+		return 0;
+	for (size_t i = 0; ob && i < ob->nruns; i++)
+		if (ob->runs[i].have_fingerprint && ob->runs[i].fingerprint == x->fingerprint)
+			return 0;
+	for (size_t i = 0; i < r; i++)
+		if (cc->runs[i].status != GTR_CHECK_ERROR && cc->runs[i].fingerprint == x->fingerprint)
+			return 0;
+	return 1;
+}
+
 void gtr_check_write_baseline(const gtr_check_case *c, size_t n, const gtr_baseline *old,
 			      size_t max_runs, gtr_out *o)
 {
@@ -1394,7 +1413,7 @@ void gtr_check_write_baseline(const gtr_check_case *c, size_t n, const gtr_basel
 			j++;
 		size_t fresh = 0;
 		for (size_t r = 0; cc && r < cc->nruns; r++)
-			fresh += cc->runs[r].status != GTR_CHECK_ERROR;
+			fresh += new_run(cc, r, ob);
 		size_t nob = ob ? ob->nruns : 0;
 		if (fresh + nob == 0)
 			continue; /* nothing readable, nothing kept */
@@ -1409,7 +1428,7 @@ void gtr_check_write_baseline(const gtr_check_case *c, size_t n, const gtr_basel
 			write_run_line(o, first, ob->runs[r].fingerprint, ob->runs[r].bytes, &ob->runs[r].m);
 		for (size_t r = 0, seen = 0; cc && r < cc->nruns; r++) {
 			const gtr_check_result *x = &cc->runs[r];
-			if (x->status == GTR_CHECK_ERROR || seen++ < skip_new)
+			if (!new_run(cc, r, ob) || seen++ < skip_new)
 				continue;
 			write_run_line(o, first, x->fingerprint, x->bytes, &x->m);
 			first = 0;

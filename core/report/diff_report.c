@@ -259,7 +259,8 @@ static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t
 		for (size_t i = 0; i < n; i++) {
 			if (ch[i].func)
 				continue;
-			gtr_out_str(o, k++ ? ", " : "no significant change: ");
+			gtr_out_str(o, k++ ? ", " : info->mode == GTR_CMP_STAT ? "no significant change: "
+									 : "no change past the thresholds: ");
 			gtr_out_printf(o, "%s ", gtr_metric_label(ch[i].metric));
 			gtr_out_pct(o, ch[i].base, ch[i].cur);
 			if (ch[i].p >= 0 && !ch[i].significant)
@@ -268,8 +269,8 @@ static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t
 		if (!k)
 			gtr_out_str(o, info->mode == GTR_CMP_STAT
 					       ? "no metric is gated"
-					       : "no metric is gated: none holds still enough between single runs "
-						 "(give --threshold METRIC=PCT to gate one anyway)");
+					       : "no metric is gated: none holds still enough between runs to be "
+						 "judged without the test (give --threshold METRIC=PCT to gate one anyway)");
 		return;
 	}
 	for (int pass = 0; pass < 2; pass++) {
