@@ -79,6 +79,10 @@ pproftest: deps go all ## gtr pprof against go tool trace -pprof on every corpus
 	@tests/pproftest.sh $(BUILD)/gtr $(GO_DIR) corpora/traces/*.trace
 .PHONY: pproftest
 
+gatetest: deps go all ## the CI gate on real programs in full: 5 programs run 2 x 10 times unchanged, every pair compared, 3 regressions
+	@GATETEST_FULL=1 GTR_ROOT=$(CURDIR) tests/gatetest.sh $(BUILD)/gtr $(GO_DIR)
+.PHONY: gatetest
+
 faults: all ## the fault suite in full: shrinking files, kill -9, concurrent updates, many rounds
 	@FAULTS_FULL=1 GTR_ROOT=$(CURDIR) tests/faults.sh $(BUILD)/gtr corpora/traces/*.trace
 

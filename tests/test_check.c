@@ -9,6 +9,7 @@
 
 #include "core/gate/check.h"
 #include "core/analysis/diff.h"
+#include "core/base/samplestat.h"
 
 static char *root_path(const char *rel)
 {
@@ -22,14 +23,24 @@ Test(thresholds, defaults_and_parsing)
 {
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
-	cr_assert_float_eq(th.pct[GTR_M_MAX_SLICE], 20, 1e-9);
-	cr_assert_float_eq(th.pct[GTR_M_TMAX_STW], 20, 1e-9);
-	cr_assert_float_eq(th.pct[GTR_M_STW_P99], 20, 1e-9);
-	cr_assert_lt(th.pct[GTR_M_STW_P50], 0);
+	/* Ratios and shares are gated; single-run tails and absolute totals are not. */
+	cr_assert_float_eq(th.pct[GTR_M_STW_PER_EXEC], 20, 1e-9);
+	cr_assert_float_eq(th.pct[GTR_M_ASSIST_PER_EXEC], 20, 1e-9);
+	cr_assert_float_eq(th.pct[GTR_M_WAIT_PER_EXEC], 20, 1e-9);
+	cr_assert_float_eq(th.pct[GTR_FM_SHARE], 20, 1e-9);
+	cr_assert_lt(th.pct[GTR_M_MAX_SLICE], 0);
+	cr_assert_lt(th.pct[GTR_M_TMAX_STW], 0);
+	cr_assert_lt(th.pct[GTR_M_STW_P99], 0);
+	cr_assert_lt(th.pct[GTR_M_EXEC], 0);
 	cr_assert_lt(th.pct[GTR_FM_EXEC], 0);
+	cr_assert_float_eq(th.alpha, 0.05, 1e-12);
+	for (int m = 0; m < GTR_METRICS_ALL; m++)
+		cr_assert_not(th.few[m], "nothing is gated between too few runs by default");
+	cr_assert_eq(gtr_thresholds_min_runs(&th), 5, "3 metrics at 0.05: 0.05/3 needs 5 runs a side");
 	char why[200];
 	cr_assert_eq(gtr_thresholds_parse(&th, "max_slice=50,stw_p99=off", why, sizeof why), 0, "%s", why);
 	cr_assert_float_eq(th.pct[GTR_M_MAX_SLICE], 50, 1e-9);
+	cr_assert(th.few[GTR_M_MAX_SLICE], "a threshold given applies with any number of runs");
 	cr_assert_lt(th.pct[GTR_M_STW_P99], 0);
 	cr_assert_eq(gtr_thresholds_parse(&th, "func_exec=12.5%", why, sizeof why), 0, "%s", why);
 	cr_assert_float_eq(th.pct[GTR_FM_EXEC], 12.5, 1e-9);
@@ -39,6 +50,12 @@ Test(thresholds, defaults_and_parsing)
 		cr_assert_eq(gtr_thresholds_parse(&th, bad[i], why, sizeof why), -1, "%s", bad[i]);
 	for (int m = 0; m < GTR_METRICS_ALL; m++)
 		cr_assert_eq(gtr_metric_lookup(gtr_metric_name(m)), m);
+	double a;
+	cr_assert_eq(gtr_alpha_parse("0.01", &a), 0);
+	cr_assert_float_eq(a, 0.01, 1e-12);
+	cr_assert_eq(gtr_alpha_parse("0", &a), -1);
+	cr_assert_eq(gtr_alpha_parse("0.6", &a), -1);
+	cr_assert_eq(gtr_alpha_parse("x", &a), -1);
 }
 
 static gtr_metrics metrics_with(uint64_t max_slice, uint64_t tmax, uint64_t p99)
@@ -61,10 +78,21 @@ static int verdict(const gtr_metrics *a, const gtr_metrics *b, const gtr_thresho
 	return v;
 }
 
+/* The single-run tails at +20%, no minimum change: thresholds of one run a side. */
+static void tails(gtr_thresholds *th)
+{
+	char why[100];
+	gtr_thresholds_default(th);
+	cr_assert_eq(gtr_thresholds_parse(th, "max_slice=20,tmax_stw=20,stw_p99=20,stw_per_exec=off,"
+					  "gc_assist_per_exec=off,sched_wait_per_exec=off,func_share=off",
+					  why, sizeof why), 0, "%s", why);
+	th->min_delta = 0;
+}
+
 Test(compare, thresholds_decide)
 {
 	gtr_thresholds th;
-	gtr_thresholds_default(&th);
+	tails(&th);
 	gtr_metrics a = metrics_with(1000000, 2000000, 500000);
 	gtr_metrics same = metrics_with(1199999, 2000000, 500000);
 	gtr_metrics worse = metrics_with(1200001, 2000000, 500000);
@@ -85,11 +113,16 @@ Test(compare, thresholds_decide)
 	cr_assert_eq(verdict(&zero, &some, &th), GTR_WORSE);
 	th.min_delta = 100;
 	cr_assert_eq(verdict(&zero, &some, &th), GTR_SAME);
+	/* The defaults gate nothing between single runs. */
+	gtr_thresholds def;
+	gtr_thresholds_default(&def);
+	cr_assert_eq(verdict(&a, &worse, &def), GTR_SAME);
+	cr_assert_eq(verdict(&worse, &a, &def), GTR_SAME);
 	cr_assert_eq(verdict(&a, &worse, &th), GTR_WORSE);
 	th.min_delta = 300000;
 	cr_assert_eq(verdict(&a, &worse, &th), GTR_SAME, "200 us of growth is below --min-delta");
 	/* A metric a baseline does not know is not compared. */
-	gtr_thresholds_default(&th);
+	tails(&th);
 	a.known[GTR_M_MAX_SLICE] = 0;
 	cr_assert_eq(verdict(&a, &worse, &th), GTR_SAME);
 }
@@ -97,7 +130,7 @@ Test(compare, thresholds_decide)
 Test(compare, per_function_thresholds)
 {
 	gtr_thresholds th;
-	gtr_thresholds_default(&th);
+	tails(&th);
 	char why[100];
 	cr_assert_eq(gtr_thresholds_parse(&th, "func_max_slice=10", why, sizeof why), 0);
 	gtr_metrics a = metrics_with(5, 5, 5), b = metrics_with(5, 5, 5);
@@ -140,15 +173,16 @@ static char *capture(void (*fn)(void *, gtr_out *), void *arg, size_t *len)
 }
 
 typedef struct runargs {
-	gtr_check_result *r;
+	gtr_check_case *c;
 	size_t n;
 	const gtr_baseline *old;
+	size_t max_runs;
 } runargs;
 
 static void write_baseline(void *p, gtr_out *o)
 {
 	runargs *a = p;
-	gtr_check_write_baseline(a->r, a->n, a->old, o);
+	gtr_check_write_baseline(a->c, a->n, a->old, a->max_runs, o);
 }
 
 static gtr_check_input *inputs(const char *const *rel, size_t n)
@@ -158,6 +192,7 @@ static gtr_check_input *inputs(const char *const *rel, size_t n)
 		const char *slash = strrchr(rel[i], '/');
 		in[i].name = strdup(slash ? slash + 1 : rel[i]);
 		in[i].path = strdup(root_path(rel[i]));
+		cr_assert_eq(gtr_check_input_case(&in[i]), 0);
 	}
 	return in;
 }
@@ -170,6 +205,14 @@ static const char *const corpus[] = {
 };
 enum { NCORPUS = sizeof corpus / sizeof corpus[0] };
 
+static const gtr_check_case *case_named(const gtr_check_case *c, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].name, name) == 0)
+			return &c[i];
+	return NULL;
+}
+
 Test(check, parallel_runs_equal_a_sequential_one_and_baselines_round_trip)
 {
 	struct stat st;
@@ -177,14 +220,14 @@ Test(check, parallel_runs_equal_a_sequential_one_and_baselines_round_trip)
 		cr_skip_test("corpus missing");
 	gtr_check_input *in = inputs(corpus, NCORPUS);
 	gtr_thresholds th;
-	gtr_thresholds_default(&th);
+	tails(&th);
 	gtr_check_opts o1 = {.th = &th, .ntop = 5, .jobs = 1};
 	gtr_check_opts o4 = {.th = &th, .ntop = 5, .jobs = 4};
 	gtr_check_result *r1, *r4;
 	gtr_error e;
 	gtr_error_clear(&e);
-	cr_assert_eq(gtr_check_run(in, NCORPUS, &o1, &r1, &e), 0);
-	cr_assert_eq(gtr_check_run(in, NCORPUS, &o4, &r4, &e), 0);
+	cr_assert_eq(gtr_check_measure(in, NCORPUS, &o1, &r1, &e), 0);
+	cr_assert_eq(gtr_check_measure(in, NCORPUS, &o4, &r4, &e), 0);
 	for (size_t i = 0; i < NCORPUS; i++) {
 		cr_assert_eq(r1[i].status, r4[i].status, "%s", in[i].name);
 		cr_assert_eq(r1[i].fingerprint, r4[i].fingerprint);
@@ -193,25 +236,37 @@ Test(check, parallel_runs_equal_a_sequential_one_and_baselines_round_trip)
 	}
 	cr_assert_eq(r1[NCORPUS - 1].status, GTR_CHECK_ERROR);
 	cr_assert_neq(strstr(r1[NCORPUS - 1].error, "No such file"), NULL, "%s", r1[NCORPUS - 1].error);
-	cr_assert_eq(r1[0].status, GTR_CHECK_NEW);
 	/* Same bytes, same fingerprint; different bytes, different fingerprints. */
 	cr_assert_neq(r1[2].fingerprint, r1[3].fingerprint);
+	/* The ratios are derived from the totals. */
+	const gtr_metrics *m = &r1[3].m;
+	cr_assert(m->known[GTR_M_WAIT_PER_EXEC]);
+	cr_assert_eq(m->v[GTR_M_WAIT_PER_EXEC],
+		     (uint64_t)((double)m->v[GTR_M_SCHED_WAIT] / (double)m->v[GTR_M_EXEC] * 1e6 + 0.5));
+
+	gtr_check_case *c1;
+	size_t nc1;
+	cr_assert_eq(gtr_check_judge(r1, NCORPUS, NULL, &th, &c1, &nc1), 0);
+	cr_assert_eq(nc1, NCORPUS);
+	cr_assert_eq(case_named(c1, nc1, "churn-go1.15.trace")->status, GTR_CHECK_NEW);
 
 	/* Write a baseline, read it back: every metric and function survives. */
-	runargs ra = {.r = r1, .n = NCORPUS};
+	runargs ra = {.c = c1, .n = nc1};
 	size_t len;
 	char *text = capture(write_baseline, &ra, &len);
 	gtr_baseline *b;
 	cr_assert_eq(gtr_baseline_parse(text, len, &b, &e), 0, "%s", e.msg);
 	cr_assert_eq(b->n, NCORPUS - 1, "the unreadable trace has no entry");
 	for (size_t i = 0; i + 1 < NCORPUS; i++) {
-		const gtr_baseline_entry *be = gtr_baseline_find(b, in[i].name);
-		cr_assert_not_null(be, "%s", in[i].name);
+		const gtr_baseline_case *bc = gtr_baseline_find(b, in[i].name);
+		cr_assert_not_null(bc, "%s", in[i].name);
+		cr_assert_eq(bc->nruns, 1);
+		const gtr_baseline_entry *be = &bc->runs[0];
 		cr_assert(be->have_fingerprint);
 		cr_assert_eq(be->fingerprint, r1[i].fingerprint);
 		cr_assert_eq(be->bytes, r1[i].bytes);
 		cr_assert_eq(be->m.version, r1[i].m.version);
-		cr_assert_eq(memcmp(be->m.v, r1[i].m.v, sizeof be->m.v), 0);
+		cr_assert_eq(memcmp(be->m.v, r1[i].m.v, sizeof be->m.v), 0, "%s", in[i].name);
 		cr_assert_eq(be->m.nfuncs, r1[i].m.nfuncs);
 		for (size_t k = 0; k < be->m.nfuncs; k++) {
 			cr_assert_str_eq(be->m.funcs[k].func, r1[i].m.funcs[k].func);
@@ -222,48 +277,86 @@ Test(check, parallel_runs_equal_a_sequential_one_and_baselines_round_trip)
 	}
 
 	/* Against that baseline everything passes, unchanged. */
-	gtr_check_opts ob = {.th = &th, .ntop = 5, .jobs = 3, .baseline = b};
-	gtr_check_result *r2;
-	cr_assert_eq(gtr_check_run(in, NCORPUS, &ob, &r2, &e), 0);
+	gtr_check_case *c2;
+	size_t nc2;
 	gtr_check_summary s;
-	gtr_check_summarize(r2, NCORPUS, b, &s);
+	cr_assert_eq(gtr_check_judge(r4, NCORPUS, b, &th, &c2, &nc2), 0);
+	gtr_check_summarize(c2, nc2, &s);
 	cr_assert_eq(s.ok, NCORPUS - 1);
 	cr_assert_eq(s.errors, 1);
 	cr_assert_eq(s.unchanged, NCORPUS - 1);
 	cr_assert_eq(s.regressed, 0);
+	cr_assert_eq(s.few, NCORPUS - 1, "one run a side: not statistical");
+	cr_assert_eq(gtr_check_exit_status(c2, nc2, 1), 1, "the unreadable trace");
 
-	/* The coarse trace under the fine one's name: a regression of that trace. */
+	/* The coarse trace under the fine one's name: a regression of that case. */
 	free(in[3].path);
 	in[3].path = strdup(root_path(corpus[2]));
 	gtr_check_result *r3;
-	cr_assert_eq(gtr_check_run(in, NCORPUS, &ob, &r3, &e), 0);
-	cr_assert_eq(r3[3].status, GTR_CHECK_REGRESSED);
-	cr_assert(r3[3].changed);
+	gtr_check_case *c3;
+	size_t nc3;
+	cr_assert_eq(gtr_check_measure(in, NCORPUS, &o4, &r3, &e), 0);
+	cr_assert_eq(gtr_check_judge(r3, NCORPUS, b, &th, &c3, &nc3), 0);
+	const gtr_check_case *fine = case_named(c3, nc3, "greedy-fine-go1.26.trace");
+	cr_assert_eq(fine->status, GTR_CHECK_REGRESSED);
+	cr_assert(fine->changed);
 	int saw_max_slice = 0;
-	for (size_t k = 0; k < r3[3].nchanges; k++)
-		saw_max_slice |= r3[3].changes[k].metric == GTR_M_MAX_SLICE &&
-				 r3[3].changes[k].verdict == GTR_WORSE;
+	for (size_t k = 0; k < fine->nchanges; k++)
+		saw_max_slice |= fine->changes[k].metric == GTR_M_MAX_SLICE && fine->changes[k].verdict == GTR_WORSE;
 	cr_assert(saw_max_slice);
-	gtr_check_summarize(r3, NCORPUS, b, &s);
+	gtr_check_summarize(c3, nc3, &s);
 	cr_assert_eq(s.regressed, 1);
 	cr_assert_eq(s.ok, NCORPUS - 2);
+	cr_assert_eq(gtr_check_exit_status(c3, nc3, 1), 3, "3 wins over 1");
 
-	/* A baseline rewritten from a partial run keeps the entries it did not replace. */
-	ra = (runargs){.r = r3 + 3, .n = 1, .old = b};
+	/* Only some traces given: the others are MISSING, and fail the check when asked. */
+	gtr_check_case *c4;
+	size_t nc4;
+	cr_assert_eq(gtr_check_judge(r3 + 3, 1, b, &th, &c4, &nc4), 0);
+	cr_assert_eq(nc4, b->n);
+	gtr_check_summarize(c4, nc4, &s);
+	cr_assert_eq(s.missing, b->n - 1);
+	cr_assert_eq(case_named(c4, nc4, "churn-go1.15.trace")->status, GTR_CHECK_MISSING);
+	cr_assert_eq(gtr_check_exit_status(c4, nc4, 1), 3);
+	gtr_check_case *c5;
+	size_t nc5;
+	cr_assert_eq(gtr_check_judge(r3 + 4, 1, b, &th, &c5, &nc5), 0);
+	cr_assert_eq(gtr_check_exit_status(c5, nc5, 1), 1, "missing cases fail");
+	cr_assert_eq(gtr_check_exit_status(c5, nc5, 0), 0, "unless told not to");
+
+	/* A baseline rewritten from a partial check keeps the cases it did not check, and adds the new run. */
+	ra = (runargs){.c = c4, .n = nc4, .old = b};
 	char *text2 = capture(write_baseline, &ra, &len);
 	gtr_baseline *b2;
 	cr_assert_eq(gtr_baseline_parse(text2, len, &b2, &e), 0, "%s", e.msg);
 	cr_assert_eq(b2->n, b->n);
-	cr_assert_eq(gtr_baseline_find(b2, in[3].name)->fingerprint, r3[3].fingerprint);
-	cr_assert_eq(gtr_baseline_find(b2, in[0].name)->fingerprint, r1[0].fingerprint);
+	const gtr_baseline_case *bf = gtr_baseline_find(b2, in[3].name);
+	cr_assert_eq(bf->nruns, 2);
+	cr_assert_eq(bf->runs[0].fingerprint, r1[3].fingerprint, "the older run first");
+	cr_assert_eq(bf->runs[1].fingerprint, r3[3].fingerprint);
+	cr_assert_eq(gtr_baseline_find(b2, in[0].name)->runs[0].fingerprint, r1[0].fingerprint);
+	/* At most max_runs runs a case: the oldest go. */
+	ra.max_runs = 1;
+	char *text3 = capture(write_baseline, &ra, &len);
+	gtr_baseline *b3;
+	cr_assert_eq(gtr_baseline_parse(text3, len, &b3, &e), 0, "%s", e.msg);
+	bf = gtr_baseline_find(b3, in[3].name);
+	cr_assert_eq(bf->nruns, 1);
+	cr_assert_eq(bf->runs[0].fingerprint, r3[3].fingerprint);
 
+	gtr_baseline_free(b3);
 	gtr_baseline_free(b2);
 	gtr_baseline_free(b);
 	free(text);
 	free(text2);
+	free(text3);
+	gtr_check_cases_free(c1, nc1);
+	gtr_check_cases_free(c2, nc2);
+	gtr_check_cases_free(c3, nc3);
+	gtr_check_cases_free(c4, nc4);
+	gtr_check_cases_free(c5, nc5);
 	gtr_check_results_free(r1, NCORPUS);
 	gtr_check_results_free(r4, NCORPUS);
-	gtr_check_results_free(r2, NCORPUS);
 	gtr_check_results_free(r3, NCORPUS);
 	gtr_check_inputs_free(in, NCORPUS);
 }
@@ -273,27 +366,31 @@ Test(check, baselines_that_are_not_are_refused)
 	const char *bad[] = {
 		"", "[]", "{}", "{\"schema\":\"other\",\"traces\":[]}", "{\"schema\":\"gtr.baseline.v1\"}",
 		"{\"schema\":\"gtr.baseline.v1\",\"traces\":{}}",
-		"{\"schema\":\"gtr.baseline.v1\",\"traces\":[{\"name\":\"a\",\"metrics\":{}},"
-		"{\"name\":\"a\",\"metrics\":{}}]}",
+		"{\"schema\":\"gtr.baseline.v2\",\"cases\":[{\"name\":\"a\"}]}",
+		"{\"schema\":\"gtr.baseline.v2\",\"cases\":[{\"name\":\"a\",\"runs\":[]}]}",
+		"{\"schema\":\"gtr.baseline.v2\",\"cases\":[{\"name\":7,\"runs\":[]}]}",
+		"\xef\xbb\xbf{\"schema\":\"gtr.baseline.v2\",\"cases\":[]}",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		gtr_baseline *b = (gtr_baseline *)1;
 		gtr_error e;
 		gtr_error_clear(&e);
 		cr_assert_lt(gtr_baseline_parse(bad[i], strlen(bad[i]), &b, &e), 0, "%s", bad[i]);
+		cr_assert_neq(e.msg[0], 0, "%s: a reason", bad[i]);
 	}
-	/* Entries without metrics (errors in a report) are skipped, unknown metrics left unknown. */
-	const char *ok = "{\"schema\":\"gtr.check.v1\",\"traces\":[{\"name\":\"x\",\"status\":\"error\"},"
-			 "{\"name\":\"y\",\"fingerprint\":\"00000000000000ff\",\"metrics\":{\"max_slice_ns\":7}}]}";
+	/* The path of the wrong value, and its offset. */
+	const char *wrong = "{\"schema\":\"gtr.baseline.v2\",\"cases\":[{\"name\":\"x\",\"runs\":[{\"fingerprint\":"
+			    "\"00000000000000ff\",\"bytes\":1,\"go\":{\"trace\":\"1.26\"},\"metrics\":{\"max_slice_ns\":\"1000\"}}]}]}";
 	gtr_baseline *b;
 	gtr_error e;
 	gtr_error_clear(&e);
+	cr_assert_lt(gtr_baseline_parse(wrong, strlen(wrong), &b, &e), 0);
+	cr_assert_neq(strstr(e.msg, "$.cases[0].runs[0]."), NULL, "%s", e.msg);
+	/* Entries without metrics (errors in a report) are skipped. */
+	const char *ok = "{\"schema\":\"gtr.check.v1\",\"traces\":[{\"name\":\"x\",\"status\":\"error\"}]}";
+	gtr_error_clear(&e);
 	cr_assert_eq(gtr_baseline_parse(ok, strlen(ok), &b, &e), 0, "%s", e.msg);
-	cr_assert_eq(b->n, 1);
-	cr_assert_eq(b->e[0].fingerprint, 255);
-	cr_assert(b->e[0].m.known[GTR_M_MAX_SLICE]);
-	cr_assert_eq(b->e[0].m.v[GTR_M_MAX_SLICE], 7);
-	cr_assert_not(b->e[0].m.known[GTR_M_TMAX_STW]);
+	cr_assert_eq(b->n, 0);
 	gtr_baseline_free(b);
 }
 
