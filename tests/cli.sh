@@ -131,5 +131,51 @@ if [ -e "$unordered" ]; then
 		bad "greedy --lenient stress_1_5_unordered: [$(head -c 200 "$tmp/err")]"
 	fi
 fi
+# Durations, as Go's time.ParseDuration reads them, the same for every
+# option that takes one: a unit is required (but for 0), decimals and
+# sequences are fine; anything else is status 2 and one line that names
+# the command, the flag and the value.
+if [ $# -gt 0 ]; then
+	f=$1
+	# usage2 NAME PATTERN CMD...: status 2, one stderr line matching PATTERN.
+	usage2() {
+		local name=$1 pat=$2
+		shift 2
+		timeout 20 "$@" >/dev/null 2>"$tmp/err"
+		local st=$?
+		if [ $st -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -Eq "$pat" "$tmp/err"; then
+			ok
+		else
+			bad "$name: status $st, stderr [$(head -c 300 "$tmp/err")], want 2 and /$pat/"
+		fi
+	}
+	for opt in "greedy --fail-over" "greedy --stw-fail-over" "dump --from" "dump --to" "mmu --window" \
+		"diff --min-delta" "check --min-delta"; do
+		set -- $opt
+		usage2 "$opt 10" "^gtr: $1: $2: missing unit in duration \"10\" \(units: ns, us, µs, ms, s, m, h" \
+			"$gtr" $opt 10 "$f" "$f"
+		usage2 "$opt 1.5" "^gtr: $1: $2: missing unit in duration \"1.5\"" "$gtr" $opt 1.5 "$f" "$f"
+		usage2 "$opt=5parsecs" "^gtr: $1: $2: unknown unit in duration \"5parsecs\": \"parsecs\"" \
+			"$gtr" "$1" "$2=5parsecs" "$f" "$f"
+		usage2 "$opt -1s" "^gtr: $1: $2: duration \"-1s\" is negative" "$gtr" $opt -1s "$f" "$f"
+		usage2 "$opt 3000000h" "^gtr: $1: $2: duration \"3000000h\" is out of range" "$gtr" $opt 3000000h "$f" "$f"
+		usage2 "$opt ''" "^gtr: $1: $2: invalid duration \"\"" "$gtr" $opt "" "$f" "$f"
+		usage2 "$opt (no value)" "^gtr: $1: $2: needs a duration" "$gtr" $opt
+	done
+	set -- "$f"
+	# Accepted: each form gives what its value in ns gives.
+	for pair in "1h2m3.5s 3723500000000ns" "1.5ms 1500000ns" ".5s 500ms" "20µs 20us" "20μs 20000ns" "1s1s 2s"; do
+		set -- $pair
+		a=$("$gtr" dump --transitions --to "$1" "$f" 2>&1 | md5sum)
+		b=$("$gtr" dump --transitions --to "$2" "$f" 2>&1 | md5sum)
+		[ "$a" = "$b" ] && ok || bad "dump --to $1 differs from --to $2"
+	done
+	set -- "$f"
+	# 0 alone needs no unit: from the trace's start, a slice over 0 fails.
+	"$gtr" dump --from 0 --to 0ns "$f" >/dev/null 2>"$tmp/err" && ok || bad "dump --from 0: [$(head -c 200 "$tmp/err")]"
+	"$gtr" greedy --fail-over 0 "$f" >/dev/null 2>&1
+	[ $? -eq 3 ] && ok || bad "greedy --fail-over 0: want status 3"
+	usage2 "mmu --window 0" "^gtr: mmu: --window: a window is a duration above 0" "$gtr" mmu --window 0 "$f"
+fi
 echo "clitest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

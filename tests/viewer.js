@@ -128,8 +128,8 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		await p.eval('gtrTimelines[0].setView(' + A + ',' + B + ')');
 		const drawn = await p.eval('gtrTimelines[0].drawnList');
 		const run = new Map();
-		slicesOf(dump(gtr, trace, ['--to', String(A - 1)]), run);
-		const inWin = slicesOf(dump(gtr, trace, ['--from', String(A), '--to', String(B)]), run);
+		slicesOf(dump(gtr, trace, ['--to', String(A - 1) + 'ns']), run);
+		const inWin = slicesOf(dump(gtr, trace, ['--from', String(A) + 'ns', '--to', String(B) + 'ns']), run);
 		for (const [g, st] of run) inWin.push([g, st, null]); // still running at B
 		const key = (g, st) => g + '@' + st;
 		const page2 = new Map(drawn.map((d) => [key(d[1], d[2]), d]));

@@ -24,6 +24,7 @@
 #include "core/analysis/pprof.h"
 #include "core/report/pprof_proto.h"
 #include "core/analysis/zoom.h"
+#include "core/base/duration.h"
 #include "io/map.h"
 #include "io/unpack.h"
 #include "io/meter.h"
@@ -293,7 +294,7 @@ static const char usage_mmu[] =
 	"  --per-p          one utilization per P, a P doing GC work having none\n"
 	"                   (go tool trace's per-goroutine view); default: the\n"
 	"                   system's, the share of the Ps left to the program\n"
-	"  --window D       this width (1500, 20us, 1.5ms, 2s) instead of the\n"
+	"  --window D       this width (20us, 1.5ms, 2s) instead of the\n"
 	"                   default ones; may be repeated\n"
 	"  --json           the same content as JSON (schema gtr.mmu.v1, README.md)\n"
 	"  --io=MODE        how to read FILE: mmap, uring or read\n"
@@ -514,30 +515,20 @@ static int shrink_status(const char *path, const gtr_map *m, int lenient, int st
 	return lenient || st == EXIT_THRESHOLD ? st : EXIT_ERR;
 }
 
-/* Parses "123", "1.5ms", "20us", "2s" into ns. Returns 0 or -1. */
-static int parse_duration(const char *s, uint64_t *ns)
+/*
+ * A duration option's value, as Go's time.ParseDuration reads it
+ * (core/base/duration.h): 0, or -1 after one line on stderr naming the
+ * command, the flag and what is wrong (a missing value included).
+ */
+static int duration_arg(const char *cmd, const char *flag, int m, const char *val, uint64_t *ns)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || v < 0)
-		return -1;
-	double mul = 1;
-	if (*end == 0 || strcmp(end, "ns") == 0)
-		mul = 1;
-	else if (strcmp(end, "us") == 0 || strcmp(end, "\xc2\xb5s") == 0)
-		mul = 1e3;
-	else if (strcmp(end, "ms") == 0)
-		mul = 1e6;
-	else if (strcmp(end, "s") == 0)
-		mul = 1e9;
-	else
-		return -1;
-	double x = v * mul;
-	if (x >= 1.8e19)
-		return -1;
-	*ns = (uint64_t)(x + 0.5);
-	return 0;
+	char why[200];
+	if (m < 0)
+		snprintf(why, sizeof why, "needs a duration such as 500us, 10ms or 1.5s");
+	else if (gtr_duration_parse(val, ns, why, sizeof why) == 0)
+		return 0;
+	fprintf(stderr, "gtr: %s: %s: %s\n", cmd, flag, nm(why));
+	return -1;
 }
 
 typedef struct args {
@@ -974,11 +965,9 @@ static int run_command(args *a, int cmd)
 		if (greedy && ((m = flag_value(a, "--fail-over", &val)) != 0 ||
 			       (m = flag_value(a, "--stw-fail-over", &val)) != 0)) {
 			int stw = strncmp(arg, "--stw", 5) == 0;
-			if (m < 0 || parse_duration(val, stw ? &stw_fail_over : &fail_over) < 0) {
-				say("greedy: %s takes a duration such as 500us, 10ms or 1s%s",
-				    stw ? "--stw-fail-over" : "--fail-over", "");
+			if (duration_arg("greedy", stw ? "--stw-fail-over" : "--fail-over", m, val,
+					 stw ? &stw_fail_over : &fail_over) < 0)
 				return EXIT_USAGE;
-			}
 			*(stw ? &have_stw_fail : &have_fail) = 1;
 			continue;
 		}
@@ -1003,11 +992,8 @@ static int run_command(args *a, int cmd)
 		if (dump && ((m = flag_value(a, "--from", &val)) != 0 ||
 			     (m = flag_value(a, "--to", &val)) != 0)) {
 			int from = strncmp(arg, "--from", 6) == 0;
-			if (m < 0 || parse_duration(val, from ? &d.from : &d.to) < 0) {
-				say("dump: %s takes a time such as 1500, 20us, 1.5ms or 2s%s",
-				    from ? "--from" : "--to", "");
+			if (duration_arg("dump", from ? "--from" : "--to", m, val, from ? &d.from : &d.to) < 0)
 				return EXIT_USAGE;
-			}
 			continue;
 		}
 		if (arg[0] == '-' && arg[1] != 0) {
@@ -1350,9 +1336,10 @@ static int run_views(args *a, int which)
 		}
 		if (which == VIEW_MMU && (m = flag_value(a, "--window", &val)) != 0) {
 			uint64_t w;
-			if (m < 0 || parse_duration(val, &w) < 0 || w == 0) {
-				say("mmu: --window takes a duration such as 500us, 10ms, 1s (got %s)%s",
-				    m < 0 ? "nothing" : val, "");
+			if (duration_arg("mmu", "--window", m, val, &w) < 0)
+				return EXIT_USAGE;
+			if (w == 0) {
+				say("mmu: --window: a window is a duration above 0 (got %s)%s", val, "");
 				return EXIT_USAGE;
 			}
 			if (nwindows == GTR_MMU_MAX_WINDOWS) {
@@ -1487,10 +1474,8 @@ static int threshold_flag(args *a, gtr_thresholds *th)
 		return 1;
 	}
 	if ((m = flag_value(a, "--min-delta", &val)) != 0) {
-		if (m < 0 || parse_duration(val, &th->min_delta) < 0) {
-			say("%s: --min-delta takes a duration such as 100us or 1ms%s", a->cmd, "");
+		if (duration_arg(a->cmd, "--min-delta", m, val, &th->min_delta) < 0)
 			return -1;
-		}
 		return 1;
 	}
 	if ((m = flag_value(a, "--alpha", &val)) != 0) {
