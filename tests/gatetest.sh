@@ -28,7 +28,8 @@
 #
 # Short form (make test): greedy, cpufunc and stwpause, R = 5. Full form
 # (GATETEST_FULL=1, `make gatetest`): also churn and gcpressure, R = 10,
-# and the regressions checked against 10 baseline runs too. GATETEST_R
+# a second split (the first halves of both sets against the second
+# halves), and the regressions checked against 10 baseline runs too. GATETEST_R
 # overrides R. Ends with "gatetest: N passed, N failed".
 set -uo pipefail
 gtr=$1
@@ -157,6 +158,33 @@ for from in a b; do
 	# Every case was compared with the test, not guessed at.
 	grep -q "; $R vs $R runs\|, $R vs $R runs" "$tmp/check-$to.txt" || bad "check did not compare $R vs $R runs"
 done
+
+if [ "$full" = 1 ]; then
+	# Another split: the first halves of both sets against the second halves.
+	h=$((R / 2))
+	for p in "${programs[@]}"; do
+		mkdir -p "$tmp/x/$p" "$tmp/y/$p"
+		for i in $(seq 1 "$h"); do
+			ln -s "$tmp/a/$p/$i.trace" "$tmp/x/$p/$i.trace"
+			ln -s "$tmp/b/$p/$i.trace" "$tmp/x/$p/$((i + h)).trace"
+			ln -s "$tmp/a/$p/$((i + h)).trace" "$tmp/y/$p/$i.trace"
+			ln -s "$tmp/b/$p/$((i + h)).trace" "$tmp/y/$p/$((i + h)).trace"
+		done
+	done
+	for from in x y; do
+		to=$([ $from = x ] && echo y || echo x)
+		"$gtr" check --baseline "$tmp/base-$from.json" --update-baseline --max-runs "$R" "$tmp/$from" >/dev/null 2>&1
+		"$gtr" check --baseline "$tmp/base-$from.json" "$tmp/$to" >"$tmp/check-$to.txt" 2>&1
+		for p in "${programs[@]}"; do
+			comparisons=$((comparisons + 1))
+			cases=$((cases + 1))
+			if grep -q "^REGRESSED  $p " "$tmp/check-$to.txt"; then
+				alarms=$((alarms + 1))
+				echo "false alarm: check, halves $to against $from: $(grep "^REGRESSED  $p " "$tmp/check-$to.txt")"
+			fi
+		done
+	done
+fi
 
 for p in "${programs[@]}"; do
 	"$gtr" diff --fail-on-regression "$tmp/a/$p" "$tmp/b/$p" >"$tmp/d.txt" 2>&1

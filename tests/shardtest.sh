@@ -9,6 +9,9 @@
 # must give what one unsharded check gives: the same exit status, the same
 # text, and the same JSON, JSON Lines and JUnit reports byte for byte once
 # the timings are taken out, and the same updated baseline byte for byte.
+# A case of several runs (multi/1.trace to multi/5.trace, judged with the
+# U test) is measured whole on one shard, and its runs' samples travel in
+# the parts.
 # Also: each shard holds exactly the cases whose name hashes to it
 # (XXH3-64 of the name mod N, computed here by xxhsum, xxHash's own
 # command), whatever the order the inputs are listed in; Slurm's and
@@ -55,11 +58,18 @@ if [ ! -e "$coarse" ] || [ ! -e "$fine" ] || [ "$#" -lt 6 ]; then
 	exit 1
 fi
 
-# The baseline: every trace, and one that will not be checked.
+# The baseline: every trace, and one that will not be checked; a case of 5 runs.
 cp "$coarse" "$corpus/retired.trace"
+mkdir -p "$corpus/multi"
+i=0
+for f in "$@"; do
+	case $f in *greedy-go1.2[2-6].trace) i=$((i + 1)); cp "$f" "$corpus/multi/$i.trace" ;; esac
+done
 base=$tmp/base.json
 expect "baseline made" 0 "$gtr" check --baseline "$base" --update-baseline -j 2 "$corpus"
 rm "$corpus/retired.trace"
+# The case of runs, changed: the coarse trace five times.
+for k in 1 2 3 4 5; do cp "$coarse" "$corpus/multi/$k.trace"; done
 # A regression (fine replaced by coarse), a new trace, two unreadable ones.
 cp "$coarse" "$fine"
 first=$(ls "$corpus" | head -1)
@@ -70,7 +80,7 @@ echo "not a trace" >"$corpus/junk.trace"
 # (io/name.h), it must come back from a part as the same bytes.
 odd=$(printf 'caf\351 \\x41.trace')
 cp "$corpus/$first" "$corpus/$odd"
-n=$(ls "$corpus" | wc -l)
+n=$(find "$corpus" -type f | wc -l)
 
 # One run, the reference.
 cp "$base" "$tmp/base-one.json"
@@ -84,6 +94,7 @@ has "unsharded run: the regression" "$tmp/one.txt" "^REGRESSED +greedy-fine-go1.
 has "unsharded run: an unreadable trace" "$tmp/one.txt" "^ERROR +junk.trace "
 has "unsharded run: a new trace" "$tmp/one.txt" "^new +brand-new.trace "
 has "unsharded run: a baseline entry not checked" "$tmp/one.txt" "1 in the baseline not checked|^MISSING +retired.trace "
+has "unsharded run: the case of 5 runs, judged by the test" "$tmp/one.txt" "^[A-Za-z]+ +multi +go 1\.2[0-9] +changed, 5 vs 5 runs: "
 timeout 300 "$gtr" check --baseline "$tmp/base-one.json" "${gate[@]}" --update-baseline -j 2 "$corpus" >/dev/null 2>&1
 one_upd=$?
 
@@ -115,7 +126,7 @@ expect "merge without the killed shard: exit 1" 1 "$gtr" check --merge "$tmp/par
 has "the missing shard is named" "$tmp/err" "shard 1/3 is missing"
 
 # Shard 1 again, its inputs listed file by file in reverse order.
-mapfile -t files < <(ls -r "$corpus")
+mapfile -t files < <(cd "$corpus" && find . -type f | sed 's|^\./||' | sort -r)
 expect "shard 1 rerun" 0 "$gtr" check --shard 1/3 --part "$tmp/parts/1.json" -j 2 "${files[@]/#/$corpus/}"
 has "the rerun says what it did" "$tmp/out" "^gtr check: shard 1/3: [0-9]+ of $n traces measured"
 
@@ -128,17 +139,19 @@ mod_hex() { # HEX N
 if command -v xxhsum >/dev/null && command -v jq >/dev/null; then
 	good=1
 	for k in 0 1 2; do jq -r '.traces[].name' "$tmp/parts/$k.json" >"$tmp/names$k"; done
-	for f in "$corpus"/*; do
-		name=$(basename "$f")
+	while IFS= read -r name; do
 		# The parts hold names escaped; this one's share is checked by the merge.
 		[ "$name" = "$odd" ] && continue
-		h=$(printf '%s' "$name" | xxhsum -H3 | grep -oE '[0-9a-f]{16}$')
+		# The runs of a case (multi/N.trace) go by the case's name.
+		key=$name
+		[[ $name == multi/* ]] && key=multi
+		h=$(printf '%s' "$key" | xxhsum -H3 | grep -oE '[0-9a-f]{16}$')
 		want=$(mod_hex "$h" 3)
 		if ! grep -qFx -- "$name" "$tmp/names$want"; then
 			bad "$name (xxh3 $h) is not in part $want"
 			good=0
 		fi
-	done
+	done < <(cd "$corpus" && find . -type f | sed 's|^\./||')
 	total=$(cat "$tmp"/names? | wc -l)
 	grep -qFx 'caf\xe9 \x5cx41.trace' "$tmp"/names? && ok "a name that is not text is written escaped in its part" ||
 		bad "the name that is not text: not in a part as caf\\xe9 \\x5cx41.trace"

@@ -876,6 +876,8 @@ static void text_changes(const gtr_check_case *c, gtr_out *o)
 			const gtr_change *x = &c->changes[i];
 			if (x->verdict != order[pass] || (x->verdict == GTR_SAME && x->func))
 				continue;
+			if (x->verdict == GTR_SAME && x->base == 0 && x->cur == 0)
+				continue; /* nothing on either side: nothing to say */
 			gtr_out_str(o, k++ ? ", " : ": ");
 			text_change(o, x);
 		}
