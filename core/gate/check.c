@@ -882,7 +882,9 @@ static void text_changes(const gtr_check_case *c, gtr_out *o)
 			text_change(o, x);
 		}
 	}
-	if (!k)
+	if (!k && c->nchanges)
+		gtr_out_str(o, ": every metric gated is 0 on both sides");
+	else if (!k)
 		gtr_out_str(o, ": no metric gated (give --threshold METRIC=PCT to gate one anyway)");
 }
 
