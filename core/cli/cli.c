@@ -2077,6 +2077,8 @@ typedef struct report_in {
 	gtr_stats *s;
 	gtr_timeline *tl;
 	gtr_zoom *z;
+	gtr_annot *an;
+	gtr_mmu *mmu;
 	gtr_metrics m;
 	char warn[400]; /* what a partial read lost, for the page */
 } report_in;
@@ -2088,6 +2090,8 @@ static int run_report(args *a)
 	gtr_diff_opts dopts = {.rows = 10, .th = &th};
 	gtr_timeline_opts topts = {.buckets = GTR_TIMELINE_BUCKETS};
 	gtr_zoom_opts zopts = {.slices = GTR_ZOOM_SLICES};
+	gtr_annot_opts aopts = {.top = GTR_HTML_ANNOT_TOP};
+	gtr_mmu_opts mopts = {.flags = GTR_MMU_DEFAULT};
 	gtr_html_opts hopts = {.stack_depth = 32, .func_rows = GTR_HTML_FUNC_ROWS,
 			       .generator = "gtr " GTR_VERSION_STRING};
 	size_t top = 10;
@@ -2189,7 +2193,9 @@ static int run_report(args *a)
 		rc = gtr_analyze(r->op.trace,
 				 &(gtr_analyze_opts){.jobs = engine_jobs(), .greedy_top = top, .stats = &(gtr_stats_keep){0},
 						     .timeline = &topts,
-						     .metrics_top = npaths == 2 ? dopts.rows : 0, .zoom = &zopts},
+						     .metrics_top = npaths == 2 ? dopts.rows : 0, .zoom = &zopts,
+						     .annot = gtr_annot_supported(r->op.trace) ? &aopts : NULL,
+						     .mmu = &mopts},
 				 &an, &err);
 		if (rc == 0) {
 			say_engine(paths[k], &an.engine);
@@ -2199,6 +2205,8 @@ static int run_report(args *a)
 			if (an.has_metrics)
 				r->m = an.metrics;
 			r->z = an.zoom;
+			r->an = an.annot;
+			r->mmu = an.mmu;
 		}
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
@@ -2209,7 +2217,8 @@ static int run_report(args *a)
 		}
 		st = loss_status(paths[k], r->op.trace, lenient || npaths == 2, st);
 		ht[k] = (gtr_html_trace){.file = paths[k], .trace = r->op.trace, .greedy = r->g,
-					 .stats = r->s, .timeline = r->tl, .zoom = r->z};
+					 .stats = r->s, .timeline = r->tl, .zoom = r->z, .annot = r->an,
+					 .mmu = r->mmu};
 		gtr_loss l;
 		gtr_trace_loss(r->op.trace, &l);
 		if (gtr_loss_any(&l)) {
@@ -2269,6 +2278,8 @@ static int run_report(args *a)
 		gtr_stats_free(in[k].s);
 		gtr_timeline_free(in[k].tl);
 		gtr_zoom_free(in[k].z);
+		gtr_annot_free(in[k].an);
+		gtr_mmu_free(in[k].mmu);
 		gtr_metrics_free(&in[k].m);
 		if (in[k].open)
 			close_trace(&in[k].op);
