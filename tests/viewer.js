@@ -40,6 +40,14 @@ function slicesOf(text, running) {
 	}
 	return out;
 }
+/* A command's JSON, or null when it refuses the trace (tasks before go 1.11). */
+function json(gtr, args) {
+	try {
+		return JSON.parse(execFileSync(gtr, args, { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+	} catch (e) {
+		return null;
+	}
+}
 function dump(gtr, trace, args) {
 	return execFileSync(gtr, ['dump', '--transitions', ...args, trace], { maxBuffer: 1 << 30 }).toString();
 }
@@ -189,6 +197,52 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		} else {
 			bad('no slice drawn in the window');
 		}
+		// Tasks and regions: the lanes draw the instances gtr tasks and gtr regions list.
+		const maxTop = await p.eval('gtrTimelines[0].tr.annot ? gtrTimelines[0].tr.annot.top : 1');
+		const tasks = json(gtr, ['tasks', '--json', '-n', String(maxTop), trace]);
+		const regions = json(gtr, ['regions', '--json', '-n', String(maxTop), trace]);
+		await p.eval('gtrTimelines[0].setView(0, gtrTimelines[0].end)');
+		const lanesDrawn = await p.eval('gtrTimelines[0].annotDrawn');
+		const laneSet = (name) => lanesDrawn.filter((d) => d[0] === name).map((d) => JSON.stringify(d.slice(1, 6))).sort();
+		if (!tasks) {
+			check(lanesDrawn.length === 0 && await p.eval('gtrTimelines[0].tr.annot === null'), 'no task or region lane for a trace gtr tasks refuses');
+		} else {
+			const want = tasks.top.map((k) => JSON.stringify([k.id, k.g, k.start_ns, k.end_ns, k.type])).sort();
+			const got = laneSet('tasks');
+			check(JSON.stringify(got) === JSON.stringify(want), 'the tasks lane draws the ' + want.length + ' tasks of gtr tasks --json (' + got.length + ' drawn' +
+				(JSON.stringify(got) === JSON.stringify(want) ? '' : '; first differing: ' + got.find((x) => !want.includes(x)) + ' / ' + want.find((x) => !got.includes(x))) + ')');
+			const wantR = regions.top.map((r) => JSON.stringify([r.task, r.g, r.start_ns, r.end_ns, r.type])).sort();
+			const gotR = laneSet('regions');
+			check(JSON.stringify(gotR) === JSON.stringify(wantR), 'the regions lane draws the ' + wantR.length + ' regions of gtr regions --json (' + gotR.length + ' drawn' +
+				(JSON.stringify(gotR) === JSON.stringify(wantR) ? '' : '; first differing: ' + gotR.find((x) => !wantR.includes(x)) + ' / ' + wantR.find((x) => !gotR.includes(x))) + ')');
+			const types = await p.eval('gtrTimelines[0].tr.annot.task_types.map(function (t) { return [t[0], t[1], t[3], t[4], t[6], t[7]]; })');
+			check(JSON.stringify(types) === JSON.stringify(tasks.types.map((t) => [t.type, t.count, t.total_ns, t.p50_ns, t.p99_ns, t.max_ns])),
+				'the page\'s task types have the counts and durations of gtr tasks (' + types.length + ' types)');
+			const rows = await p.eval('document.querySelectorAll("#tasks table.annot-top tbody tr.row").length');
+			check(rows === Math.min(20, tasks.top.length) + Math.min(20, regions.top.length), 'the tasks section lists the longest tasks and regions (' + rows + ' rows)');
+			if (want.length) {
+				// Hover the longest task in its lane, then click it: its goroutine is selected.
+				await p.eval('gtrTimelines[0].cv.scrollIntoView({block: "start"})');
+				const hit = await p.eval('(function(){var t=gtrTimelines[0],li=-1,r=t.cv.getBoundingClientRect();t.lanes.forEach(function(l,i){if(l.name==="tasks")li=i;});var it=t.annot.tasks[0];' +
+					'var x=t.x((it.start+it.end)/2),ly=t.laneYs[li],lh=(ly.h-4)/t.lanes[li].levels;return {x:r.left+x,y:r.top+ly.y+2+it.level*lh+lh/2,id:it.id,g:it.g};})()');
+				await p.mouse('mouseMoved', hit.x, hit.y);
+				const tip = await p.eval('gtrTimelines[0].tip.style.display === "block" ? gtrTimelines[0].tip.textContent : ""');
+				check(tip.indexOf('task ' + hit.id + ' ') === 0, 'hovering the longest task in its lane names it: ' + JSON.stringify(tip));
+				await p.mouse('mousePressed', hit.x, hit.y, { button: 'left', clickCount: 1 });
+				await p.mouse('mouseReleased', hit.x, hit.y, { button: 'left', clickCount: 1 });
+				check(await p.eval('gtrTimelines[0].sel && gtrTimelines[0].sel.g') === hit.g, 'clicking a task selects the goroutine that began it (G' + hit.g + ')');
+				await p.key('Escape');
+			}
+		}
+
+		// The MMU plot: the points of gtr mmu --json.
+		const mmu = json(gtr, ['mmu', '--json', trace]);
+		const plotted = await p.eval('gtrTimelines[0].mmu.drawn');
+		const curve = mmu ? mmu.curve.map((c) => [c.window_ns, c.mmu]) : null;
+		check(curve && curve.length > 0 && JSON.stringify(plotted) === JSON.stringify(curve), 'the MMU plot has the ' + (curve ? curve.length : 0) +
+			' points of gtr mmu --json (' + plotted.length + ' plotted' + (curve && JSON.stringify(plotted) !== JSON.stringify(curve) ? ': ' + JSON.stringify(plotted.slice(0, 3)) + ' vs ' + JSON.stringify(curve.slice(0, 3)) : '') + ')');
+		check(Number(await p.eval('document.querySelector("canvas.mmu").dataset.points')) === plotted.length, 'the MMU canvas says it drew them');
+
 		const lanes = await p.eval('gtrTimelines[0].cv.dataset.lanes');
 		check(Number(lanes) >= 3, 'lanes of GOMAXPROCS and counters are drawn (' + lanes + ')');
 		check(await p.eval('document.body.dataset.errors') === '0' && await p.eval('gtrErrors.length') === 0, 'no error after the interaction');

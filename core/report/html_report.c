@@ -949,8 +949,8 @@ static int put_annot(gtr_out *o, const gtr_trace *t, const gtr_annot *a, size_t 
 		free(rk);
 		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 	}
-	gtr_out_printf(o, "\"annot\":{\"tasks\":%llu,\"regions\":%llu,\"logs\":%llu,\"logs_without_task\":%llu,",
-		       (unsigned long long)a->ntasks, (unsigned long long)a->nregions,
+	gtr_out_printf(o, "\"annot\":{\"top\":%d,\"tasks\":%llu,\"regions\":%llu,\"logs\":%llu,\"logs_without_task\":%llu,",
+		       GTR_HTML_ANNOT_TOP, (unsigned long long)a->ntasks, (unsigned long long)a->nregions,
 		       (unsigned long long)a->nlogs, (unsigned long long)a->nlogs_notask);
 	size_t nt = put_types(o, "task_types", a->task_types, a->ntask_types, tk);
 	gtr_out_char(o, ',');
