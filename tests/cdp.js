@@ -111,8 +111,8 @@ class Page {
 		await this.send('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: vk });
 	}
 	mouse(type, x, y, extra) { return this.send('Input.dispatchMouseEvent', Object.assign({ type, x, y }, extra || {})); }
-	async screenshot(file) {
-		const r = await this.send('Page.captureScreenshot', { format: 'png' });
+	async screenshot(file, clip) {
+		const r = await this.send('Page.captureScreenshot', clip ? { format: 'png', clip: Object.assign({ scale: 1 }, clip), captureBeyondViewport: true } : { format: 'png' });
 		fs.writeFileSync(file, Buffer.from(r.data, 'base64'));
 	}
 }

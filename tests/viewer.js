@@ -11,6 +11,10 @@
 //     no console message and fetched nothing. Writes a screenshot.
 //   node tests/viewer.js load CHROMIUM PAGE
 //     prints how long PAGE takes to load and draw, as one JSON line.
+//   node tests/viewer.js shot CHROMIUM PAGE SHOT.png SECTION [FROM TO [G]]
+//     a picture of one section of PAGE (its id: timeline, tasks, mmu...),
+//     the timeline set to [FROM, TO] ns and goroutine G selected: how the
+//     README's pictures are made (docs/shots.sh).
 // Prints "ok ..." and "FAIL ..." lines; exits 1 on a failure.
 'use strict';
 const { execFileSync } = require('child_process');
@@ -70,6 +74,21 @@ async function load(chromium, page) {
 	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, in_page_ms: inPage && Math.round(inPage), errors, console: p.console.length }));
 	await b.close();
 	return ready && errors === '0' && p.console.length === 0;
+}
+
+async function shot(chromium, page, file, section, from, to, g) {
+	const { b, p, ready } = await open(chromium, page);
+	try {
+		check(ready && await p.eval('document.body.dataset.errors') === '0', 'the page is drawn without error');
+		if (from !== undefined) await p.eval('gtrTimelines[0].setView(' + Number(from) + ',' + Number(to) + ')');
+		if (g !== undefined) await p.eval('gtrTimelines[0].select(' + Number(g) + ', -1)');
+		const box = await p.eval('(function(){var e=document.getElementById(' + JSON.stringify(section) + ');if(!e)return null;var r=e.getBoundingClientRect();' +
+			'return {x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height};})()');
+		check(box !== null, 'the page has a section ' + section);
+		if (box) await p.screenshot(file, box);
+	} finally {
+		await b.close();
+	}
 }
 
 async function checkPage(chromium, gtr, trace, page, shot) {
@@ -259,7 +278,8 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 	try {
 		if (mode === 'load') { if (!await load(a[0], a[1])) fails++; }
 		else if (mode === 'check') await checkPage(a[0], a[1], a[2], a[3], a[4]);
-		else { console.log('usage: viewer.js check CHROMIUM GTR TRACE PAGE SHOT | load CHROMIUM PAGE'); process.exit(2); }
+		else if (mode === 'shot') await shot(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+		else { console.log('usage: viewer.js check CHROMIUM GTR TRACE PAGE SHOT | load CHROMIUM PAGE | shot CHROMIUM PAGE SHOT SECTION [FROM TO [G]]'); process.exit(2); }
 	} catch (e) {
 		bad('the test broke: ' + (e && e.stack || e));
 	}
