@@ -119,7 +119,8 @@ tally htmltest tests/htmltest.sh "$gtr" "$BUILD/htmltest" "${pages[@]}"
 # The page as a viewer: 1 ms windows against gtr dump, keys, wheel, selection (v2 and v1 traces);
 # tasks, regions and the MMU against gtr tasks, regions and mmu.
 views=()
-for f in corpora/traces/procs-go1.26.trace corpora/traces/gcpressure-go1.15.trace corpora/traces/tasks-go1.26.trace; do
+for f in corpora/traces/procs-go1.26.trace corpora/traces/gcpressure-go1.15.trace corpora/traces/tasks-go1.26.trace \
+	corpora/traces/gcpressure-go1.26.trace; do
 	[ -e "$f" ] && views+=("$f")
 done
 tally viewertest tests/viewertest.sh "$gtr" "$BUILD/viewertest" "${views[@]}"

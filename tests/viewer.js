@@ -163,6 +163,11 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		// A page that holds only the longest slices must hold every one longer than exact_above_ns.
 		const exact = await p.eval('gtrTimelines[0].zd.kept < gtrTimelines[0].zd.total ? gtrTimelines[0].zd.exact : -1');
 		const fullEnd = new Map(all.map((s) => [key(s[0], s[1]), s[2]]));
+		if (exact >= 0) {
+			// The page holds the longest slices: none it holds is shorter than the longest it left out.
+			const shortest = await p.eval('(function(){var z=gtrTimelines[0].zd,m=Infinity;for(var k in z.rows){var r=z.rows[k];for(var i=0;i<r.n;i++)m=Math.min(m,r.end[i]-r.start[i]);}return m;})()');
+			check(shortest >= exact, 'the page holds the ' + await p.eval('gtrTimelines[0].zd.kept') + ' longest slices: the shortest is ' + shortest + ' ns, the longest left out ' + exact + ' ns');
+		}
 		let missing = 0, wrongEnd = 0, firstBad = '', shorter = 0;
 		for (const [g, st, en] of inWin) {
 			const d = page2.get(key(g, st));

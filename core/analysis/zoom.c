@@ -121,9 +121,10 @@ static int keep_slice(run *r, const gtr_zoom_slice *s)
 		sift_down(h, r->nheap, 0);
 		return 0;
 	}
+	/* Up while it ranks after its parent: the root is the one that ranks last. */
 	size_t i = r->nheap++;
 	h[i] = *s;
-	while (i > 0 && ranks_after(&h[(i - 1) / 2], &h[i])) {
+	while (i > 0 && ranks_after(&h[i], &h[(i - 1) / 2])) {
 		gtr_zoom_slice tmp = h[i];
 		h[i] = h[(i - 1) / 2];
 		h[(i - 1) / 2] = tmp;
