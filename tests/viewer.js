@@ -71,7 +71,8 @@ async function load(chromium, page) {
 	const { b, p, ready, ms } = await open(chromium, page);
 	const inPage = ready ? await p.eval('performance.now()') : null;
 	const errors = ready ? await p.eval('document.body.dataset.errors') : null;
-	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, in_page_ms: inPage && Math.round(inPage), errors, console: p.console.length }));
+	const steps = ready ? await p.eval('(function(){var o={};for(var k in gtrTimes)o[k]=Math.round(gtrTimes[k]);return o;})()') : null;
+	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, in_page_ms: inPage && Math.round(inPage), script_ms: steps, errors, console: p.console.length }));
 	await b.close();
 	return ready && errors === '0' && p.console.length === 0;
 }
