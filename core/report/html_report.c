@@ -831,6 +831,21 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 
 /* ---- tasks and regions (core/analysis/tasks.h) and the MMU (core/analysis/mmu.h) ---- */
 
+/* Bytes of a task or region type's name in the page at most: a name is the program's, of any length. */
+#define MAX_TYPE_NAME 256
+
+static void put_type_name(gtr_out *o, gtr_str name)
+{
+	if (name.n > MAX_TYPE_NAME) {
+		/* Cut at a character's start, so that the page stays UTF-8. */
+		size_t n = MAX_TYPE_NAME;
+		while (n > 0 && ((unsigned char)name.p[n] & 0xc0) == 0x80)
+			n--;
+		name.n = n;
+	}
+	put_gstr(o, name);
+}
+
 static int cmp_type_count(const void *a, const void *b)
 {
 	const gtr_annot_type *x = *(const gtr_annot_type *const *)a, *y = *(const gtr_annot_type *const *)b;
@@ -871,7 +886,7 @@ static size_t put_types(gtr_out *o, const char *key, const gtr_annot_type *v, si
 	for (size_t i = 0; i < k; i++) {
 		const gtr_annot_type *t = kept[i];
 		gtr_out_str(o, i ? ",[" : "[");
-		put_gstr(o, t->name);
+		put_type_name(o, t->name);
 		gtr_out_printf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)t->count,
 			       (unsigned long long)t->complete, (unsigned long long)t->total_ns,
 			       (unsigned long long)t->p50_ns, (unsigned long long)t->p90_ns,
@@ -895,7 +910,7 @@ static void put_type_ref(gtr_out *o, gtr_str name, const gtr_annot_type *const *
 	if (lo < k && cmp_gstr(kept[lo]->name, name) == 0)
 		gtr_out_printf(o, "%zu", lo);
 	else
-		put_gstr(o, name);
+		put_type_name(o, name);
 }
 
 /* A stack as ["func file:line", ...], at most `depth` frames (0: all that fit). */

@@ -26,7 +26,7 @@
  * types of each, and the longest GTR_HTML_ANNOT_TOP complete tasks and
  * regions (the annotation's own top list, so that the page draws the
  * instances `gtr tasks -n` and `gtr regions -n` list), the first
- * GTR_HTML_ANNOT_STACKS with their stack; with an MMU result
+ * GTR_HTML_ANNOT_STACKS with their stack, type names cut at 256 bytes; with an MMU result
  * (core/analysis/mmu.h) its curve, at most GTR_MMU_MAX_WINDOWS points.
  * These add well under 2 MB, so the page stays under 20 MB whatever the
  * trace.
