@@ -10,7 +10,9 @@
 //     selected), hovers one, checks the axis labels, and that the page had
 //     no console message and fetched nothing. Writes a screenshot.
 //   node tests/viewer.js load CHROMIUM PAGE
-//     prints how long PAGE takes to load and draw, as one JSON line.
+//     prints how long PAGE takes to load and draw, as one JSON line: the
+//     wall time, the CPU seconds Chromium spent meanwhile (what the time
+//     would be on an idle machine, about), and the page's own steps.
 //   node tests/viewer.js shot CHROMIUM PAGE SHOT.png SECTION [FROM TO [G]]
 //     a picture of one section of PAGE (its id: timeline, tasks, mmu...),
 //     the timeline set to [FROM, TO] ns and goroutine G selected: how the
@@ -60,19 +62,19 @@ async function open(chromium, page) {
 	const b = new Browser(chromium);
 	const p = await b.page();
 	await p.init(1400, 1000);
-	const t0 = Date.now();
+	const t0 = Date.now(), cpu0 = b.cpuSeconds();
 	await p.send('Page.navigate', { url: 'file://' + path.resolve(page) });
 	const ready = await p.waitFor('document.body && document.body.dataset.ready === "1"', 120000);
-	const ms = Date.now() - t0;
-	return { b, p, ready, ms };
+	const ms = Date.now() - t0, cpu = Math.round((b.cpuSeconds() - cpu0) * 100) / 100;
+	return { b, p, ready, ms, cpu };
 }
 
 async function load(chromium, page) {
-	const { b, p, ready, ms } = await open(chromium, page);
+	const { b, p, ready, ms, cpu } = await open(chromium, page);
 	const inPage = ready ? await p.eval('performance.now()') : null;
 	const errors = ready ? await p.eval('document.body.dataset.errors') : null;
 	const steps = ready ? await p.eval('(function(){var o={};for(var k in gtrTimes)o[k]=Math.round(gtrTimes[k]);return o;})()') : null;
-	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, in_page_ms: inPage && Math.round(inPage), script_ms: steps, errors, console: p.console.length }));
+	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, cpu_s: cpu, in_page_ms: inPage && Math.round(inPage), script_ms: steps, errors, console: p.console.length }));
 	await b.close();
 	return ready && errors === '0' && p.console.length === 0;
 }
