@@ -120,7 +120,7 @@ tally htmltest tests/htmltest.sh "$gtr" "$BUILD/htmltest" "${pages[@]}"
 # tasks, regions and the MMU against gtr tasks, regions and mmu.
 views=()
 for f in corpora/traces/procs-go1.26.trace corpora/traces/gcpressure-go1.15.trace corpora/traces/tasks-go1.26.trace \
-	corpora/traces/gcpressure-go1.26.trace; do
+	corpora/traces/gcpressure-go1.26.trace corpora/traces/tasks-go1.15.trace; do
 	[ -e "$f" ] && views+=("$f")
 done
 tally viewertest tests/viewertest.sh "$gtr" "$BUILD/viewertest" "${views[@]}"

@@ -158,7 +158,7 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		await p.eval('gtrTimelines[0].setView(' + A + ',' + B + ')');
 		const drawn = await p.eval('gtrTimelines[0].drawnList');
 		const run = new Map();
-		slicesOf(dump(gtr, trace, ['--to', String(A - 1) + 'ns']), run);
+		if (A > 0) slicesOf(dump(gtr, trace, ['--to', String(A - 1) + 'ns']), run); // the goroutines running at A
 		const inWin = slicesOf(dump(gtr, trace, ['--from', String(A) + 'ns', '--to', String(B) + 'ns']), run);
 		for (const [g, st] of run) inWin.push([g, st, null]); // still running at B
 		const key = (g, st) => g + '@' + st;
