@@ -995,6 +995,7 @@ again:
 	gtr_error_clear(&err);
 	if (greedy) {
 		gopts.file = path;
+		gopts.input = &op.map;
 		gopts.color = use_color(STDOUT_FILENO);
 		if (ordered) {
 			gtr_analysis an;
@@ -1144,6 +1145,7 @@ static int run_stats(args *a)
 	gtr_analysis an;
 	int rc;
 again:
+	opts.input = &op.map;
 	rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
 	if (rc == 0) {
 		s = an.stats;
@@ -1520,6 +1522,7 @@ static int run_diff(args *a)
 	}
 	gtr_metrics m[2];
 	memset(m, 0, sizeof m);
+	static gtr_partial part[2]; /* a loss record is large */
 	int st = EXIT_OK;
 	for (int k = 0; k < 2 && st == EXIT_OK; k++) {
 		opened op;
@@ -1537,6 +1540,8 @@ static int run_diff(args *a)
 		} else {
 			m[k] = an.metrics;
 			say_engine(paths[k], &an.engine);
+			if (gtr_partial_get(&part[k], op.trace, &op.map))
+				*(k ? &opts.partial_b : &opts.partial_a) = &part[k];
 		}
 		/* Leniently, what was skipped is said before the comparison. */
 		st = loss_status(paths[k], op.trace, 1, st);
