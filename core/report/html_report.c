@@ -12,6 +12,7 @@
 
 #include "core/base/json.h"
 #include "core/base/sort.h"
+#include "io/name.h"
 
 #include "html_template.h" /* gtr_html_tpl[], made from core/report/report.html by the Makefile */
 
@@ -56,9 +57,10 @@ static void put_safe(gtr_out *o, const char *p, size_t n)
 	gtr_out_write(o, p + from, n - from);
 }
 
-static void put_strn(gtr_out *o, const char *s, size_t n)
+/* The inside of a JSON string: quotes, backslashes and controls escaped, '<' too. */
+static void put_body(void *ctx, const char *s, size_t n)
 {
-	gtr_out_char(o, '"');
+	gtr_out *o = ctx;
 	for (const char *p = s; p < s + n; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"' || c == '\\')
@@ -70,6 +72,20 @@ static void put_strn(gtr_out *o, const char *s, size_t n)
 		else
 			gtr_out_char(o, (char)c);
 	}
+}
+
+static void put_strn(gtr_out *o, const char *s, size_t n)
+{
+	gtr_out_char(o, '"');
+	put_body(o, s, n);
+	gtr_out_char(o, '"');
+}
+
+/* A file name, through io/name.h's escape (valid UTF-8, lossless), as every writer does. */
+static void put_name(gtr_out *o, const char *s)
+{
+	gtr_out_char(o, '"');
+	gtr_name_pieces(s, strlen(s), put_body, o);
 	gtr_out_char(o, '"');
 }
 
@@ -1082,7 +1098,7 @@ static int put_trace(gtr_out *o, const gtr_html_trace *tr, const gtr_html_opts *
 {
 	const gtr_trace_info *info = gtr_trace_get_info(tr->trace);
 	gtr_out_str(o, "{\"file\":");
-	put_str(o, tr->file);
+	put_name(o, tr->file);
 	gtr_out_printf(o, ",\"version\":\"1.%d\",\"format\":\"%s\",\"bytes\":%llu,\"batches\":%llu,"
 			  "\"generations\":%llu,",
 		       info->version, info->family == GTR_FAMILY_V1 ? "v1" : "v2",
