@@ -50,6 +50,18 @@ class Browser {
 		return new Promise((resolve, reject) => this.waiting.set(id, { resolve, reject, method }));
 	}
 	on(fn) { this.listeners.push(fn); }
+	/* CPU seconds the browser's processes have used (Linux: those whose command line names its profile). */
+	cpuSeconds() {
+		let ticks = 0;
+		for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+			try {
+				if (!fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').includes(this.profile)) continue;
+				const f = fs.readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ');
+				ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+			} catch (e) { /* gone meanwhile */ }
+		}
+		return ticks / 100; // USER_HZ
+	}
 	async page() {
 		const { targetId } = await this.send('Target.createTarget', { url: 'about:blank' });
 		const { sessionId } = await this.send('Target.attachToTarget', { targetId, flatten: true });
@@ -111,8 +123,8 @@ class Page {
 		await this.send('Input.dispatchKeyEvent', { type: 'keyUp', key: k, code, windowsVirtualKeyCode: vk });
 	}
 	mouse(type, x, y, extra) { return this.send('Input.dispatchMouseEvent', Object.assign({ type, x, y }, extra || {})); }
-	async screenshot(file) {
-		const r = await this.send('Page.captureScreenshot', { format: 'png' });
+	async screenshot(file, clip) {
+		const r = await this.send('Page.captureScreenshot', clip ? { format: 'png', clip: Object.assign({ scale: 1 }, clip), captureBeyondViewport: true } : { format: 'png' });
 		fs.writeFileSync(file, Buffer.from(r.data, 'base64'));
 	}
 }

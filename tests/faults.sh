@@ -282,6 +282,21 @@ check "non-UTF-8 names: a second run matches every entry of the baseline (status
 	[ $rc = 0 ] && grep -q '4 ok' "$tmp/out"
 "$gtr" greedy --json "$tmp/n/$(printf 'caf\xe9-latin1.trace')" >"$tmp/g.json" 2>/dev/null
 check "greedy --json of a non-UTF-8 file name is valid JSON" json_ok "$tmp/g.json"
+# The report page: its data is valid UTF-8 JSON and holds the names as io/name.h writes them.
+"$gtr" report -o "$tmp/n.html" "$tmp/n/$(printf 'caf\xe9-latin1.trace')" "$tmp/n/$(printf 'ctl\x01\x1b[31m.trace')" \
+	>/dev/null 2>&1
+page_names() { # the file names in a report page's data, one a line
+	python3 -c '
+import json, re, sys
+page = open(sys.argv[1], "rb").read().decode("utf-8")
+m = re.search(r"<script[^>]*id=\"gtr-data\"[^>]*>(.*?)</script>", page, re.S)
+data = json.loads(m.group(1))
+for t in data["traces"]:
+    print(t["file"].rsplit("/", 1)[-1])' "$1" 2>&1
+}
+names=$(page_names "$tmp/n.html")
+check "report of non-UTF-8 and control-character names: the page's data names them escaped [$names]" \
+	[ "$names" = "$(printf '%s\n%s' 'caf\xe9-latin1.trace' 'ctl\x01\x1b[31m.trace')" ]
 
 # ---- 8. streams --------------------------------------------------------------
 

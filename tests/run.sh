@@ -70,6 +70,8 @@ tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" tests/data/*.tr
 tally greedytest tests/greedytest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
 tally scantest tests/scantest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
 tally statstest tests/statstest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+# Partial reads said in every machine output: cut traces, and a file that shrinks (the biggest).
+tally partialtest tests/partialtest.sh "$gtr" "${small[@]}" $(ls -S "${corpus[@]}" 2>/dev/null | head -1)
 tally diffcmdtest tests/diffcmdtest.sh "$gtr" "${corpus[@]}"
 tally checktest tests/checktest.sh "$gtr" "${corpus[@]}"
 # Every command on the engine, with the read on one thread and run ahead
@@ -119,9 +121,11 @@ for f in corpora/traces/greedy-coarse-go1.26.trace corpora/traces/greedy-fine-go
 	[ -e "$f" ] && pages+=("$f")
 done
 tally htmltest tests/htmltest.sh "$gtr" "$BUILD/htmltest" "${pages[@]}"
-# The page as a viewer: 1 ms windows against gtr dump, keys, wheel, selection (v2 and v1 traces).
+# The page as a viewer: 1 ms windows against gtr dump, keys, wheel, selection (v2 and v1 traces);
+# tasks, regions and the MMU against gtr tasks, regions and mmu.
 views=()
-for f in corpora/traces/procs-go1.26.trace corpora/traces/gcpressure-go1.15.trace; do
+for f in corpora/traces/procs-go1.26.trace corpora/traces/gcpressure-go1.15.trace corpora/traces/tasks-go1.26.trace \
+	corpora/traces/gcpressure-go1.26.trace corpora/traces/tasks-go1.15.trace; do
 	[ -e "$f" ] && views+=("$f")
 done
 tally viewertest tests/viewertest.sh "$gtr" "$BUILD/viewertest" "${views[@]}"

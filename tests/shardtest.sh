@@ -258,7 +258,7 @@ if command -v jq >/dev/null; then
 		[ -e "$f" ] || continue
 		"$gtr" stats --jsonl "$f" >"$tmp/rows.jsonl" 2>"$tmp/err" && "$gtr" stats --json "$f" >"$tmp/stats.json" 2>>"$tmp/err" ||
 			{ bad "stats --jsonl/--json $(basename "$f"): $(head -c 200 "$tmp/err")"; continue; }
-		a=$(jq -S -c -s 'map(del(.schema, .file, .version, .format, .runtime, .scope) | with_entries(select(.value != null)))' "$tmp/rows.jsonl")
+		a=$(jq -S -c -s 'map(del(.schema, .file, .version, .format, .runtime, .partial, .scope) | with_entries(select(.value != null)))' "$tmp/rows.jsonl")
 		b=$(jq -S -c '[({goroutines: .goroutines_total} + .total)] + .functions + .goroutines | map(with_entries(select(.value != null)))' "$tmp/stats.json")
 		c=$(jq -s -c --arg f "$f" 'map([.schema, .file, .scope]) | unique_by(.[2]) | map(.[0] == "gtr.stats.row.v1" and .[1] == $f) | all' "$tmp/rows.jsonl")
 		if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$c" = true ]; then

@@ -115,10 +115,10 @@ oracle() {
 }
 
 # The same columns from gtr's CSV (fields counted from the end: a
-# function name may hold quoted commas), plus "G p50 p99".
+# function name may hold quoted commas; the last is partial), plus "G p50 p99".
 from_gtr() {
 	awk -F, -v pfile="$2" '$1 == "goroutine" {
-		n = NF
+		n = NF - 1 # the last column is partial
 		printf "%s", $2
 		for (i = n - 14; i <= n - 4; i++) printf " %s", $i
 		printf " %s %s\n", $(n - 3), $n
@@ -254,7 +254,7 @@ if [ -n "$f" ]; then
 	[ "$(wc -l <"$out/c.csv")" -eq $((2 + ng + nf)) ] && result "stats --csv: header, total, every row" ok ||
 		result "stats --csv rows" fail "$(wc -l <"$out/c.csv") lines, want $((2 + ng + nf))"
 	want=$(jq -r '.goroutines[] | [.g, .exec_ns, .sched_wait_ns, .block_ns.chan, .syscall_ns, .slices, .slice_max_ns] | @tsv' "$out/all.json" | sort -n | md5sum)
-	got=$(awk -F, '$1 == "goroutine" { n = NF; print $2 "\t" $(n-14) "\t" $(n-13) "\t" $(n-12) "\t" $(n-5) "\t" $(n-3) "\t" $n }' "$out/c.csv" | sort -n | md5sum)
+	got=$(awk -F, '$1 == "goroutine" { n = NF - 1; print $2 "\t" $(n-14) "\t" $(n-13) "\t" $(n-12) "\t" $(n-5) "\t" $(n-3) "\t" $n }' "$out/c.csv" | sort -n | md5sum)
 	[ "$want" = "$got" ] && result "stats --csv equals --json" ok || result "stats --csv equals --json" fail "rows differ"
 	head -1 "$out/c.csv" | grep -q '^scope,g,function,goroutines,exec_ns,sched_wait_ns,block_chan_ns,' &&
 		result "stats --csv header" ok || result "stats --csv header" fail "$(head -1 "$out/c.csv")"

@@ -10,7 +10,13 @@
 //     selected), hovers one, checks the axis labels, and that the page had
 //     no console message and fetched nothing. Writes a screenshot.
 //   node tests/viewer.js load CHROMIUM PAGE
-//     prints how long PAGE takes to load and draw, as one JSON line.
+//     prints how long PAGE takes to load and draw, as one JSON line: the
+//     wall time, the CPU seconds Chromium spent meanwhile (what the time
+//     would be on an idle machine, about), and the page's own steps.
+//   node tests/viewer.js shot CHROMIUM PAGE SHOT.png SECTION [FROM TO [G]]
+//     a picture of one section of PAGE (its id: timeline, tasks, mmu...),
+//     the timeline set to [FROM, TO] ns and goroutine G selected: how the
+//     README's pictures are made (docs/shots.sh).
 // Prints "ok ..." and "FAIL ..." lines; exits 1 on a failure.
 'use strict';
 const { execFileSync } = require('child_process');
@@ -40,6 +46,14 @@ function slicesOf(text, running) {
 	}
 	return out;
 }
+/* A command's JSON, or null when it refuses the trace (tasks before go 1.11). */
+function json(gtr, args) {
+	try {
+		return JSON.parse(execFileSync(gtr, args, { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+	} catch (e) {
+		return null;
+	}
+}
 function dump(gtr, trace, args) {
 	return execFileSync(gtr, ['dump', '--transitions', ...args, trace], { maxBuffer: 1 << 30 }).toString();
 }
@@ -48,20 +62,36 @@ async function open(chromium, page) {
 	const b = new Browser(chromium);
 	const p = await b.page();
 	await p.init(1400, 1000);
-	const t0 = Date.now();
+	const t0 = Date.now(), cpu0 = b.cpuSeconds();
 	await p.send('Page.navigate', { url: 'file://' + path.resolve(page) });
 	const ready = await p.waitFor('document.body && document.body.dataset.ready === "1"', 120000);
-	const ms = Date.now() - t0;
-	return { b, p, ready, ms };
+	const ms = Date.now() - t0, cpu = Math.round((b.cpuSeconds() - cpu0) * 100) / 100;
+	return { b, p, ready, ms, cpu };
 }
 
 async function load(chromium, page) {
-	const { b, p, ready, ms } = await open(chromium, page);
+	const { b, p, ready, ms, cpu } = await open(chromium, page);
 	const inPage = ready ? await p.eval('performance.now()') : null;
 	const errors = ready ? await p.eval('document.body.dataset.errors') : null;
-	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, in_page_ms: inPage && Math.round(inPage), errors, console: p.console.length }));
+	const steps = ready ? await p.eval('(function(){var o={};for(var k in gtrTimes)o[k]=Math.round(gtrTimes[k]);return o;})()') : null;
+	console.log(JSON.stringify({ page, bytes: fs.statSync(page).size, ready, ready_ms: ms, cpu_s: cpu, in_page_ms: inPage && Math.round(inPage), script_ms: steps, errors, console: p.console.length }));
 	await b.close();
 	return ready && errors === '0' && p.console.length === 0;
+}
+
+async function shot(chromium, page, file, section, from, to, g) {
+	const { b, p, ready } = await open(chromium, page);
+	try {
+		check(ready && await p.eval('document.body.dataset.errors') === '0', 'the page is drawn without error');
+		if (from !== undefined) await p.eval('gtrTimelines[0].setView(' + Number(from) + ',' + Number(to) + ')');
+		if (g !== undefined) await p.eval('gtrTimelines[0].select(' + Number(g) + ', -1)');
+		const box = await p.eval('(function(){var e=document.getElementById(' + JSON.stringify(section) + ');if(!e)return null;var r=e.getBoundingClientRect();' +
+			'return {x:r.left+window.scrollX,y:r.top+window.scrollY,width:r.width,height:r.height};})()');
+		check(box !== null, 'the page has a section ' + section);
+		if (box) await p.screenshot(file, box);
+	} finally {
+		await b.close();
+	}
 }
 
 async function checkPage(chromium, gtr, trace, page, shot) {
@@ -128,7 +158,7 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		await p.eval('gtrTimelines[0].setView(' + A + ',' + B + ')');
 		const drawn = await p.eval('gtrTimelines[0].drawnList');
 		const run = new Map();
-		slicesOf(dump(gtr, trace, ['--to', String(A - 1) + 'ns']), run);
+		if (A > 0) slicesOf(dump(gtr, trace, ['--to', String(A - 1) + 'ns']), run); // the goroutines running at A
 		const inWin = slicesOf(dump(gtr, trace, ['--from', String(A) + 'ns', '--to', String(B) + 'ns']), run);
 		for (const [g, st] of run) inWin.push([g, st, null]); // still running at B
 		const key = (g, st) => g + '@' + st;
@@ -136,6 +166,11 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		// A page that holds only the longest slices must hold every one longer than exact_above_ns.
 		const exact = await p.eval('gtrTimelines[0].zd.kept < gtrTimelines[0].zd.total ? gtrTimelines[0].zd.exact : -1');
 		const fullEnd = new Map(all.map((s) => [key(s[0], s[1]), s[2]]));
+		if (exact >= 0) {
+			// The page holds the longest slices: none it holds is shorter than the longest it left out.
+			const shortest = await p.eval('(function(){var z=gtrTimelines[0].zd,m=Infinity;for(var k in z.rows){var r=z.rows[k];for(var i=0;i<r.n;i++)m=Math.min(m,r.end[i]-r.start[i]);}return m;})()');
+			check(shortest >= exact, 'the page holds the ' + await p.eval('gtrTimelines[0].zd.kept') + ' longest slices: the shortest is ' + shortest + ' ns, the longest left out ' + exact + ' ns');
+		}
 		let missing = 0, wrongEnd = 0, firstBad = '', shorter = 0;
 		for (const [g, st, en] of inWin) {
 			const d = page2.get(key(g, st));
@@ -189,6 +224,52 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 		} else {
 			bad('no slice drawn in the window');
 		}
+		// Tasks and regions: the lanes draw the instances gtr tasks and gtr regions list.
+		const maxTop = await p.eval('gtrTimelines[0].tr.annot ? gtrTimelines[0].tr.annot.top : 1');
+		const tasks = json(gtr, ['tasks', '--json', '-n', String(maxTop), trace]);
+		const regions = json(gtr, ['regions', '--json', '-n', String(maxTop), trace]);
+		await p.eval('gtrTimelines[0].setView(0, gtrTimelines[0].end)');
+		const lanesDrawn = await p.eval('gtrTimelines[0].annotDrawn');
+		const laneSet = (name) => lanesDrawn.filter((d) => d[0] === name).map((d) => JSON.stringify(d.slice(1, 6))).sort();
+		if (!tasks) {
+			check(lanesDrawn.length === 0 && await p.eval('gtrTimelines[0].tr.annot === null'), 'no task or region lane for a trace gtr tasks refuses');
+		} else {
+			const want = tasks.top.map((k) => JSON.stringify([k.id, k.g, k.start_ns, k.end_ns, k.type])).sort();
+			const got = laneSet('tasks');
+			check(JSON.stringify(got) === JSON.stringify(want), 'the tasks lane draws the ' + want.length + ' tasks of gtr tasks --json (' + got.length + ' drawn' +
+				(JSON.stringify(got) === JSON.stringify(want) ? '' : '; first differing: ' + got.find((x) => !want.includes(x)) + ' / ' + want.find((x) => !got.includes(x))) + ')');
+			const wantR = regions.top.map((r) => JSON.stringify([r.task, r.g, r.start_ns, r.end_ns, r.type])).sort();
+			const gotR = laneSet('regions');
+			check(JSON.stringify(gotR) === JSON.stringify(wantR), 'the regions lane draws the ' + wantR.length + ' regions of gtr regions --json (' + gotR.length + ' drawn' +
+				(JSON.stringify(gotR) === JSON.stringify(wantR) ? '' : '; first differing: ' + gotR.find((x) => !wantR.includes(x)) + ' / ' + wantR.find((x) => !gotR.includes(x))) + ')');
+			const types = await p.eval('gtrTimelines[0].tr.annot.task_types.map(function (t) { return [t[0], t[1], t[3], t[4], t[6], t[7]]; })');
+			check(JSON.stringify(types) === JSON.stringify(tasks.types.map((t) => [t.type, t.count, t.total_ns, t.p50_ns, t.p99_ns, t.max_ns])),
+				'the page\'s task types have the counts and durations of gtr tasks (' + types.length + ' types)');
+			const rows = await p.eval('document.querySelectorAll("#tasks table.annot-top tbody tr.row").length');
+			check(rows === Math.min(20, tasks.top.length) + Math.min(20, regions.top.length), 'the tasks section lists the longest tasks and regions (' + rows + ' rows)');
+			if (want.length) {
+				// Hover the longest task in its lane, then click it: its goroutine is selected.
+				await p.eval('gtrTimelines[0].cv.scrollIntoView({block: "start"})');
+				const hit = await p.eval('(function(){var t=gtrTimelines[0],li=-1,r=t.cv.getBoundingClientRect();t.lanes.forEach(function(l,i){if(l.name==="tasks")li=i;});var it=t.annot.tasks[0];' +
+					'var x=t.x((it.start+it.end)/2),ly=t.laneYs[li],lh=(ly.h-4)/t.lanes[li].levels;return {x:r.left+x,y:r.top+ly.y+2+it.level*lh+lh/2,id:it.id,g:it.g};})()');
+				await p.mouse('mouseMoved', hit.x, hit.y);
+				const tip = await p.eval('gtrTimelines[0].tip.style.display === "block" ? gtrTimelines[0].tip.textContent : ""');
+				check(tip.indexOf('task ' + hit.id + ' ') === 0, 'hovering the longest task in its lane names it: ' + JSON.stringify(tip));
+				await p.mouse('mousePressed', hit.x, hit.y, { button: 'left', clickCount: 1 });
+				await p.mouse('mouseReleased', hit.x, hit.y, { button: 'left', clickCount: 1 });
+				check(await p.eval('gtrTimelines[0].sel && gtrTimelines[0].sel.g') === hit.g, 'clicking a task selects the goroutine that began it (G' + hit.g + ')');
+				await p.key('Escape');
+			}
+		}
+
+		// The MMU plot: the points of gtr mmu --json.
+		const mmu = json(gtr, ['mmu', '--json', trace]);
+		const plotted = await p.eval('gtrTimelines[0].mmu.drawn');
+		const curve = mmu ? mmu.curve.map((c) => [c.window_ns, c.mmu]) : null;
+		check(curve && curve.length > 0 && JSON.stringify(plotted) === JSON.stringify(curve), 'the MMU plot has the ' + (curve ? curve.length : 0) +
+			' points of gtr mmu --json (' + plotted.length + ' plotted' + (curve && JSON.stringify(plotted) !== JSON.stringify(curve) ? ': ' + JSON.stringify(plotted.slice(0, 3)) + ' vs ' + JSON.stringify(curve.slice(0, 3)) : '') + ')');
+		check(Number(await p.eval('document.querySelector("canvas.mmu").dataset.points')) === plotted.length, 'the MMU canvas says it drew them');
+
 		const lanes = await p.eval('gtrTimelines[0].cv.dataset.lanes');
 		check(Number(lanes) >= 3, 'lanes of GOMAXPROCS and counters are drawn (' + lanes + ')');
 		check(await p.eval('document.body.dataset.errors') === '0' && await p.eval('gtrErrors.length') === 0, 'no error after the interaction');
@@ -205,7 +286,8 @@ async function checkPage(chromium, gtr, trace, page, shot) {
 	try {
 		if (mode === 'load') { if (!await load(a[0], a[1])) fails++; }
 		else if (mode === 'check') await checkPage(a[0], a[1], a[2], a[3], a[4]);
-		else { console.log('usage: viewer.js check CHROMIUM GTR TRACE PAGE SHOT | load CHROMIUM PAGE'); process.exit(2); }
+		else if (mode === 'shot') await shot(a[0], a[1], a[2], a[3], a[4], a[5], a[6]);
+		else { console.log('usage: viewer.js check CHROMIUM GTR TRACE PAGE SHOT | load CHROMIUM PAGE | shot CHROMIUM PAGE SHOT SECTION [FROM TO [G]]'); process.exit(2); }
 	} catch (e) {
 		bad('the test broke: ' + (e && e.stack || e));
 	}

@@ -10,7 +10,9 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 	gtr_stats_acc *s = NULL, *ms = NULL;
 	gtr_timeline_acc *tl = NULL;
 	gtr_zoom_acc *zm = NULL;
-	gtr_sink sinks[6];
+	gtr_annot_acc *an = NULL;
+	gtr_mmu_acc *mu = NULL;
+	gtr_sink sinks[8];
 	size_t n = 0;
 	gtr_greedy *mgres = NULL;
 	gtr_stats *msres = NULL;
@@ -23,6 +25,10 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 		sinks[n++] = gtr_timeline_sink(tl);
 	if (rc == 0 && o->zoom && (rc = gtr_zoom_begin(t, o->zoom, &zm, err)) == 0)
 		sinks[n++] = gtr_zoom_sink(zm);
+	if (rc == 0 && o->annot && (rc = gtr_annot_begin(t, o->annot, &an, err)) == 0)
+		sinks[n++] = gtr_annot_sink(an);
+	if (rc == 0 && o->mmu && (rc = gtr_mmu_begin(t, o->mmu, &mu, err)) == 0)
+		sinks[n++] = gtr_mmu_sink(mu);
 	if (rc == 0 && o->metrics_top) {
 		/* The metrics name the goroutines of the top slices: the stats
 		 * beside them keep the rows of those that ever made the top. */
@@ -53,6 +59,14 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 		rc = gtr_zoom_finish(zm, &a->zoom, err);
 		zm = NULL;
 	}
+	if (rc == 0 && an) {
+		rc = gtr_annot_end(an, &a->annot, err);
+		an = NULL;
+	}
+	if (rc == 0 && mu) {
+		rc = gtr_mmu_end(mu, &a->mmu, err);
+		mu = NULL;
+	}
 	if (rc == 0 && mg) {
 		gtr_greedy_close(mg);
 		if ((rc = gtr_stats_end(ms, &msres, err)) == 0)
@@ -71,6 +85,8 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 	gtr_stats_abort(s);
 	gtr_timeline_abort(tl);
 	gtr_zoom_abort(zm);
+	gtr_annot_abort(an);
+	gtr_mmu_abort(mu);
 	gtr_greedy_abort(mg);
 	gtr_stats_abort(ms);
 	gtr_greedy_free(mgres);
@@ -86,6 +102,8 @@ void gtr_analysis_free(gtr_analysis *a)
 	gtr_stats_free(a->stats);
 	gtr_timeline_free(a->timeline);
 	gtr_zoom_free(a->zoom);
+	gtr_annot_free(a->annot);
+	gtr_mmu_free(a->mmu);
 	if (a->has_metrics)
 		gtr_metrics_free(&a->metrics);
 	memset(a, 0, sizeof *a);

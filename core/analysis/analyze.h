@@ -1,8 +1,9 @@
 /*
  * core/analysis/analyze.h: several analyses from one read of a trace.
  *
- * `report` wants greedy, stats and the timeline of a trace, and the
- * metrics of diff when it compares two; `diff` and `check` want the
+ * `report` wants greedy, stats, the timeline, the viewer's slices, the
+ * tasks and regions and the MMU of a trace, and the metrics of diff when
+ * it compares two; `diff` and `check` want the
  * metrics. gtr_analyze runs what is asked for as sinks of one engine
  * read (core/analysis/engine.h), so a trace is read once whatever the
  * command asks of it. Each result is what the analysis's own
@@ -14,7 +15,9 @@
 #include "core/analysis/diff.h"
 #include "core/analysis/engine.h"
 #include "core/analysis/greedy.h"
+#include "core/analysis/mmu.h"
 #include "core/analysis/stats.h"
+#include "core/analysis/tasks.h"
 #include "core/analysis/timeline.h"
 #include "core/analysis/zoom.h"
 
@@ -25,6 +28,8 @@ typedef struct gtr_analyze_opts {
 	const gtr_timeline_opts *timeline; /* non-NULL: the timeline */
 	size_t metrics_top;             /* > 0: the metrics of diff, with this many top slices */
 	const gtr_zoom_opts *zoom;      /* non-NULL: the report's zoomable slices and counters */
+	const gtr_annot_opts *annot;    /* non-NULL: tasks, regions and logs (must outlive the call) */
+	const gtr_mmu_opts *mmu;        /* non-NULL: the MMU curve (must outlive the call) */
 } gtr_analyze_opts;
 
 typedef struct gtr_analysis {
@@ -34,6 +39,8 @@ typedef struct gtr_analysis {
 	gtr_metrics metrics;
 	int has_metrics;
 	gtr_zoom *zoom;
+	gtr_annot *annot;
+	gtr_mmu *mmu;
 	gtr_engine_info engine;
 } gtr_analysis;
 

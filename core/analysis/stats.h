@@ -25,6 +25,7 @@
 
 #include "core/analysis/engine.h"
 #include "core/trace/trace.h"
+#include "io/map.h"
 #include "io/out.h"
 
 /*
@@ -253,6 +254,7 @@ typedef struct gtr_stats_report_opts {
 	int by;             /* which tables: GTR_STATS_BY_* */
 	gtr_stats_key sort; /* larger first; ids and names ascending */
 	size_t top;         /* rows per table; 0 for all */
+	const gtr_map *input; /* the mapping read, to say if the file shrank; NULL: none */
 } gtr_stats_report_opts;
 
 /* Writes the report. 0, or GTR_E_NOMEM with *err filled. */

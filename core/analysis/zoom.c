@@ -121,9 +121,10 @@ static int keep_slice(run *r, const gtr_zoom_slice *s)
 		sift_down(h, r->nheap, 0);
 		return 0;
 	}
+	/* Up while it ranks after its parent: the root is the one that ranks last. */
 	size_t i = r->nheap++;
 	h[i] = *s;
-	while (i > 0 && ranks_after(&h[(i - 1) / 2], &h[i])) {
+	while (i > 0 && ranks_after(&h[i], &h[(i - 1) / 2])) {
 		gtr_zoom_slice tmp = h[i];
 		h[i] = h[(i - 1) / 2];
 		h[(i - 1) / 2] = tmp;
@@ -400,6 +401,8 @@ static int on_event(run *r, const gtr_event *ev)
 		const gtr_transition *tr = gtr_event_trans(ev, i);
 		if (tr->res != GTR_RES_G)
 			continue;
+		/* When it happens: a v1 syscall that did not block ends 1 ns later, as greedy and dump count it. */
+		uint64_t ts = ev->ts + tr->later;
 		gz *g = gtr_idpool_find(&r->gs, (uint64_t)tr->id);
 		if (!g) {
 			if (tr->to == GTR_GS_NOTEXIST)
@@ -420,12 +423,12 @@ static int on_event(run *r, const gtr_event *ev)
 			g->outer = 1;
 		}
 		if (g->running && tr->to != GTR_GS_RUNNING) {
-			int rc = end_slice(r, g, ev->ts, tr->to, 0, tr->reason);
+			int rc = end_slice(r, g, ts, tr->to, 0, tr->reason);
 			if (rc < 0)
 				return rc;
 		} else if (g->running && tr->from != GTR_GS_RUNNING) {
 			/* Running again before it stopped: a tolerant read lost what stopped it. */
-			int rc = end_slice(r, g, ev->ts, GTR_GS_RUNNING, GTR_END_LOST, (gtr_str){"", 0});
+			int rc = end_slice(r, g, ts, GTR_GS_RUNNING, GTR_END_LOST, (gtr_str){"", 0});
 			if (rc < 0)
 				return rc;
 		}
@@ -437,7 +440,7 @@ static int on_event(run *r, const gtr_event *ev)
 				g->fn = (uint32_t)fn;
 			}
 			g->running = 1;
-			g->start = ev->ts;
+			g->start = ts;
 			g->p = ev->p >= 0 && !(r->v1 && ev->p >= V1_FAKE_P) ? ev->p : -1;
 		}
 		if (g->state < 8)

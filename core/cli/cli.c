@@ -110,11 +110,13 @@ static const char usage_report[] =
 	"go 1.22 and later traces) that zooms from the whole trace down to single\n"
 	"slices, each with its goroutine, function, duration and how it ended (w/s\n"
 	"or the wheel to zoom, a/d or dragging to pan; click a slice to follow its\n"
-	"goroutine across Ps); lanes for GOMAXPROCS, the heap, goroutines and\n"
-	"threads over time; the stop-the-world pauses marked; a histogram of slice\n"
-	"durations on log scales with Tmax_stw and the measured STW p99 and max\n"
-	"marked; the greedy table with stacks; the pauses with the goroutines that\n"
-	"made them wait; and the per-function statistics. The page embeds the\n"
+	"goroutine across Ps); lanes for GOMAXPROCS, the heap, goroutines,\n"
+	"threads, user tasks and regions over time; the stop-the-world pauses\n"
+	"marked; a histogram of slice durations on log scales with Tmax_stw and\n"
+	"the measured STW p99 and max marked; the greedy table with stacks; the\n"
+	"pauses with the goroutines that made them wait; the per-function\n"
+	"statistics; tasks and regions per type with the longest ones (as gtr\n"
+	"tasks and gtr regions); and the MMU curve (as gtr mmu). The page embeds the\n"
 	"longest slices, up to --slices and to about 14 MB of them: every slice\n"
 	"longer than the shortest one left out is drawn exactly, and the rest shade\n"
 	"their P. With a second trace B, the page starts with the diff of A and B\n"
@@ -1025,6 +1027,7 @@ again:
 	gtr_error_clear(&err);
 	if (greedy) {
 		gopts.file = path;
+		gopts.input = &op.map;
 		gopts.color = use_color(STDOUT_FILENO);
 		if (ordered) {
 			gtr_analysis an;
@@ -1174,6 +1177,7 @@ static int run_stats(args *a)
 	gtr_analysis an;
 	int rc;
 again:
+	opts.input = &op.map;
 	rc = gtr_analyze(op.trace, &(gtr_analyze_opts){.jobs = engine_jobs(), .stats = &keep}, &an, &err);
 	if (rc == 0) {
 		s = an.stats;
@@ -1559,6 +1563,7 @@ static int run_diff(args *a)
 	/* Each side: one trace, or a directory whose traces are runs of one case. */
 	gtr_metrics *runs[2] = {NULL, NULL};
 	size_t nruns[2] = {0, 0};
+	static gtr_partial part[2], scratch; /* a loss record is large */
 	int st = EXIT_OK;
 	for (int k = 0; k < 2 && st == EXIT_OK; k++) {
 		gtr_check_input *in = NULL;
@@ -1606,6 +1611,11 @@ static int run_diff(args *a)
 			} else {
 				runs[k][nruns[k]++] = an.metrics;
 				say_engine(path, &an.engine);
+				/* A side read in part: how, for its JSON (of its last run read so). */
+				if (gtr_partial_get(&scratch, op.trace, &op.map)) {
+					part[k] = scratch;
+					*(k ? &opts.partial_b : &opts.partial_a) = &part[k];
+				}
 			}
 			/* Leniently, what was skipped is said before the comparison. */
 			st = loss_status(path, op.trace, 1, st);
@@ -2196,6 +2206,8 @@ typedef struct report_in {
 	gtr_stats *s;
 	gtr_timeline *tl;
 	gtr_zoom *z;
+	gtr_annot *an;
+	gtr_mmu *mmu;
 	gtr_metrics m;
 	char warn[400]; /* what a partial read lost, for the page */
 } report_in;
@@ -2207,6 +2219,8 @@ static int run_report(args *a)
 	gtr_diff_opts dopts = {.rows = 10, .th = &th};
 	gtr_timeline_opts topts = {.buckets = GTR_TIMELINE_BUCKETS};
 	gtr_zoom_opts zopts = {.slices = GTR_ZOOM_SLICES};
+	gtr_annot_opts aopts = {.top = GTR_HTML_ANNOT_TOP};
+	gtr_mmu_opts mopts = {.flags = GTR_MMU_DEFAULT};
 	gtr_html_opts hopts = {.stack_depth = 32, .func_rows = GTR_HTML_FUNC_ROWS,
 			       .generator = "gtr " GTR_VERSION_STRING};
 	size_t top = 10;
@@ -2308,7 +2322,9 @@ static int run_report(args *a)
 		rc = gtr_analyze(r->op.trace,
 				 &(gtr_analyze_opts){.jobs = engine_jobs(), .greedy_top = top, .stats = &(gtr_stats_keep){0},
 						     .timeline = &topts,
-						     .metrics_top = npaths == 2 ? dopts.rows : 0, .zoom = &zopts},
+						     .metrics_top = npaths == 2 ? dopts.rows : 0, .zoom = &zopts,
+						     .annot = gtr_annot_supported(r->op.trace) ? &aopts : NULL,
+						     .mmu = &mopts},
 				 &an, &err);
 		if (rc == 0) {
 			say_engine(paths[k], &an.engine);
@@ -2318,6 +2334,8 @@ static int run_report(args *a)
 			if (an.has_metrics)
 				r->m = an.metrics;
 			r->z = an.zoom;
+			r->an = an.annot;
+			r->mmu = an.mmu;
 		}
 		progress_pass = NULL;
 		gtr_meter_end(&meter);
@@ -2328,7 +2346,8 @@ static int run_report(args *a)
 		}
 		st = loss_status(paths[k], r->op.trace, lenient || npaths == 2, st);
 		ht[k] = (gtr_html_trace){.file = paths[k], .trace = r->op.trace, .greedy = r->g,
-					 .stats = r->s, .timeline = r->tl, .zoom = r->z};
+					 .stats = r->s, .timeline = r->tl, .zoom = r->z, .annot = r->an,
+					 .mmu = r->mmu};
 		gtr_loss l;
 		gtr_trace_loss(r->op.trace, &l);
 		if (gtr_loss_any(&l)) {
@@ -2388,6 +2407,8 @@ static int run_report(args *a)
 		gtr_stats_free(in[k].s);
 		gtr_timeline_free(in[k].tl);
 		gtr_zoom_free(in[k].z);
+		gtr_annot_free(in[k].an);
+		gtr_mmu_free(in[k].mmu);
 		gtr_metrics_free(&in[k].m);
 		if (in[k].open)
 			close_trace(&in[k].op);

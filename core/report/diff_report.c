@@ -289,7 +289,7 @@ static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t
 	}
 }
 
-static void json_side(gtr_out *o, const char *file, const gtr_metrics *m)
+static void json_side(gtr_out *o, const char *file, const gtr_metrics *m, const gtr_partial *part)
 {
 	gtr_out_str(o, "{\"file\":");
 	gtr_out_json_str(o, (gtr_str){file, strlen(file)});
@@ -300,9 +300,15 @@ static void json_side(gtr_out *o, const char *file, const gtr_metrics *m)
 		gtr_out_printf(o, "\"%s\"", m->runtime);
 	else
 		gtr_out_str(o, "null");
-	gtr_out_printf(o, ",\"span_ns\":%llu,\"events\":%llu,\"gomaxprocs\":%llu}",
+	gtr_out_printf(o, ",\"span_ns\":%llu,\"events\":%llu,\"gomaxprocs\":%llu",
 		       (unsigned long long)m->span_ns, (unsigned long long)m->events,
 		       (unsigned long long)m->maxprocs);
+	/* As greedy's and stats': only for a side read in part. */
+	if (part && (part->shrank || gtr_loss_any(&part->loss))) {
+		gtr_out_char(o, ',');
+		gtr_out_loss_json(o, part);
+	}
+	gtr_out_char(o, '}');
 }
 
 static void json_delta(gtr_out *o, uint64_t a, uint64_t b)
@@ -343,9 +349,9 @@ static void json_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff
 		      const sides *sd, const gtr_cmp_info *info, gtr_out *o)
 {
 	gtr_out_str(o, "{\"schema\":\"gtr.diff.v1\",\"a\":");
-	json_side(o, opts->file_a, a);
+	json_side(o, opts->file_a, a, opts->partial_a);
 	gtr_out_str(o, ",\"b\":");
-	json_side(o, opts->file_b, b);
+	json_side(o, opts->file_b, b, opts->partial_b);
 	int pa = 0, pb = 0;
 	for (size_t i = 0; i < sd->n[0]; i++)
 		pa += sd->r[0][i]->partial != 0;

@@ -3,6 +3,7 @@
 #define GTR_CORE_REPORT_DIFF_REPORT_H
 
 #include "core/analysis/diff.h"
+#include "core/report/report.h"
 #include "io/out.h"
 
 /* One change in words: "max slice +254.4% (12.081 ms -> 42.816 ms)". */
@@ -19,6 +20,7 @@ typedef struct gtr_diff_opts {
 	/* Several runs a side (optional): compared as sets, their medians shown. */
 	const gtr_metrics *const *runs_a, *const *runs_b;
 	size_t na, nb;
+	const gtr_partial *partial_a, *partial_b; /* how A and B were read in part; NULL: whole */
 } gtr_diff_opts;
 
 /*

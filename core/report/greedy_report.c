@@ -492,35 +492,11 @@ static void json_report(const gtr_trace *t, const gtr_greedy *g, const stw_stats
 	gtr_out_printf(o, ",\"version\":\"1.%d\",\"format\":\"%s\",\"span_ns\":%llu,\"events\":%llu},",
 		       info->version, info->family == GTR_FAMILY_V1 ? "v1" : "v2",
 		       (unsigned long long)(g->last_ts - g->first_ts), (unsigned long long)g->events);
-	gtr_loss loss;
-	gtr_trace_loss(t, &loss);
-	if (gtr_loss_any(&loss)) {
-		/* Only on a partial read, so that complete reads keep their output. */
-		char lines[8][GTR_LOSS_LINE];
-		size_t n = gtr_loss_lines(&loss, lines, 8);
-		gtr_out_printf(o, "\"loss\":{\"truncated\":%s,", loss.truncated ? "true" : "false");
-		if (loss.truncated)
-			gtr_out_printf(o, "\"truncated_at\":%llu,\"truncated_after_ns\":%lld,",
-				       (unsigned long long)loss.truncated_at,
-				       (long long)loss.truncated_after_ns);
-		gtr_out_printf(o,
-			       "\"bytes_not_decoded\":%llu,\"batches_skipped\":%llu,"
-			       "\"generations_skipped\":%llu,\"events_dropped\":%llu,"
-			       "\"events_forced\":%llu,\"references_missing\":%llu,"
-			       "\"times_in_ticks\":%s,\"lines\":[",
-			       (unsigned long long)gtr_loss_bytes(&loss),
-			       (unsigned long long)(loss.truncated_batches + loss.batches.count),
-			       (unsigned long long)loss.generations.count,
-			       (unsigned long long)loss.events.count,
-			       (unsigned long long)loss.forced.count, (unsigned long long)loss.refs.count,
-			       loss.no_freq ? "true" : "false");
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				gtr_out_char(o, ',');
-			gtr_out_json_str(o, (gtr_str){lines[i], strlen(lines[i])});
-		}
-		gtr_out_str(o, "]},");
-	}
+	/* Only on a partial read, so that complete reads keep their output. */
+	gtr_partial part;
+	gtr_partial_get(&part, t, opts->input);
+	if (gtr_out_loss_json(o, &part))
+		gtr_out_char(o, ',');
 	gtr_out_printf(o, "\"gomaxprocs\":{\"max\":%llu,\"in_force\":%llu,\"in_force_ns\":%llu,\"changes\":[",
 		       (unsigned long long)g->maxprocs, (unsigned long long)g->procs_in_force,
 		       (unsigned long long)g->procs_in_force_ns);

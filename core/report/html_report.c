@@ -3,6 +3,7 @@
 #include "core/report/report.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "core/base/json.h"
 #include "core/base/sort.h"
+#include "io/name.h"
 
 #include "html_template.h" /* gtr_html_tpl[], made from core/report/report.html by the Makefile */
 
@@ -55,9 +57,10 @@ static void put_safe(gtr_out *o, const char *p, size_t n)
 	gtr_out_write(o, p + from, n - from);
 }
 
-static void put_strn(gtr_out *o, const char *s, size_t n)
+/* The inside of a JSON string: quotes, backslashes and controls escaped, '<' too. */
+static void put_body(void *ctx, const char *s, size_t n)
 {
-	gtr_out_char(o, '"');
+	gtr_out *o = ctx;
 	for (const char *p = s; p < s + n; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"' || c == '\\')
@@ -69,6 +72,20 @@ static void put_strn(gtr_out *o, const char *s, size_t n)
 		else
 			gtr_out_char(o, (char)c);
 	}
+}
+
+static void put_strn(gtr_out *o, const char *s, size_t n)
+{
+	gtr_out_char(o, '"');
+	put_body(o, s, n);
+	gtr_out_char(o, '"');
+}
+
+/* A file name, through io/name.h's escape (valid UTF-8, lossless), as every writer does. */
+static void put_name(gtr_out *o, const char *s)
+{
+	gtr_out_char(o, '"');
+	gtr_name_pieces(s, strlen(s), put_body, o);
 	gtr_out_char(o, '"');
 }
 
@@ -828,6 +845,214 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 	return 0;
 }
 
+/* ---- tasks and regions (core/analysis/tasks.h) and the MMU (core/analysis/mmu.h) ---- */
+
+/* Bytes of a task or region type's name in the page at most: a name is the program's, of any length. */
+#define MAX_TYPE_NAME 256
+
+static void put_type_name(gtr_out *o, gtr_str name)
+{
+	if (name.n > MAX_TYPE_NAME) {
+		/* Cut at a character's start, so that the page stays UTF-8. */
+		size_t n = MAX_TYPE_NAME;
+		while (n > 0 && ((unsigned char)name.p[n] & 0xc0) == 0x80)
+			n--;
+		name.n = n;
+	}
+	put_gstr(o, name);
+}
+
+static int cmp_type_count(const void *a, const void *b)
+{
+	const gtr_annot_type *x = *(const gtr_annot_type *const *)a, *y = *(const gtr_annot_type *const *)b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_type_ptr(const void *a, const void *b)
+{
+	const gtr_annot_type *x = *(const gtr_annot_type *const *)a, *y = *(const gtr_annot_type *const *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_gstr(gtr_str a, gtr_str b)
+{
+	size_t n = a.n < b.n ? a.n : b.n;
+	int c = n ? memcmp(a.p, b.p, n) : 0;
+	return c ? c : a.n < b.n ? -1 : a.n > b.n;
+}
+
+/*
+ * The types of one kind: all, or the GTR_HTML_ANNOT_TYPES most frequent,
+ * in the analysis's (name) order. *kept gets them; returns their number.
+ */
+static size_t put_types(gtr_out *o, const char *key, const gtr_annot_type *v, size_t n,
+			const gtr_annot_type **kept)
+{
+	for (size_t i = 0; i < n; i++)
+		kept[i] = &v[i];
+	size_t k = n;
+	if (n > GTR_HTML_ANNOT_TYPES) {
+		qsort(kept, n, sizeof *kept, cmp_type_count);
+		k = GTR_HTML_ANNOT_TYPES;
+		qsort(kept, k, sizeof *kept, cmp_type_ptr);
+	}
+	gtr_out_printf(o, "\"%s\":[", key);
+	for (size_t i = 0; i < k; i++) {
+		const gtr_annot_type *t = kept[i];
+		gtr_out_str(o, i ? ",[" : "[");
+		put_type_name(o, t->name);
+		gtr_out_printf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu]", (unsigned long long)t->count,
+			       (unsigned long long)t->complete, (unsigned long long)t->total_ns,
+			       (unsigned long long)t->p50_ns, (unsigned long long)t->p90_ns,
+			       (unsigned long long)t->p99_ns, (unsigned long long)t->max_ns);
+	}
+	gtr_out_printf(o, "],\"%s_total\":%zu", key, n);
+	return k;
+}
+
+/* An instance's type: its index among the kept types (sorted by name), or its name when left out. */
+static void put_type_ref(gtr_out *o, gtr_str name, const gtr_annot_type *const *kept, size_t k)
+{
+	size_t lo = 0, hi = k;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cmp_gstr(kept[mid]->name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < k && cmp_gstr(kept[lo]->name, name) == 0)
+		gtr_out_printf(o, "%zu", lo);
+	else
+		put_type_name(o, name);
+}
+
+/* A stack as ["func file:line", ...], at most `depth` frames (0: all that fit). */
+static void put_stack_lines(gtr_out *o, const gtr_trace *t, uint32_t table, uint64_t stack, size_t depth)
+{
+	enum { MAX_STACK = 64 };
+	gtr_frame f[MAX_STACK];
+	size_t n = 0;
+	gtr_error e;
+	gtr_error_clear(&e);
+	if (stack && gtr_trace_stack(t, table, stack, f, MAX_STACK, &n, &e) < 0)
+		n = 0;
+	if (depth && n > depth)
+		n = depth;
+	gtr_out_char(o, '[');
+	for (size_t i = 0; i < n; i++) {
+		char line[48];
+		if (i)
+			gtr_out_char(o, ',');
+		if (!f[i].func.n) {
+			snprintf(line, sizeof line, "0x%llx", (unsigned long long)f[i].pc);
+			put_str(o, line);
+			continue;
+		}
+		/* One string: the function, then where. */
+		size_t need = f[i].func.n + 1 + f[i].file.n + 24;
+		char *buf = malloc(need);
+		if (!buf) {
+			put_gstr(o, f[i].func);
+			continue;
+		}
+		int len = snprintf(buf, need, "%.*s %.*s:%llu", (int)f[i].func.n, f[i].func.p, (int)f[i].file.n,
+				   f[i].file.p, (unsigned long long)f[i].line);
+		put_strn(o, buf, len > 0 ? (size_t)len : 0);
+		free(buf);
+	}
+	gtr_out_char(o, ']');
+}
+
+static int put_annot(gtr_out *o, const gtr_trace *t, const gtr_annot *a, size_t depth, gtr_error *err)
+{
+	if (!a) {
+		gtr_out_str(o, "\"annot\":null");
+		return 0;
+	}
+	size_t most = a->ntask_types > a->nregion_types ? a->ntask_types : a->nregion_types;
+	const gtr_annot_type **tk = malloc((most ? most : 1) * sizeof *tk);
+	const gtr_annot_type **rk = malloc((most ? most : 1) * sizeof *rk);
+	if (!tk || !rk) {
+		free(tk);
+		free(rk);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	gtr_out_printf(o, "\"annot\":{\"top\":%d,\"tasks\":%llu,\"regions\":%llu,\"logs\":%llu,\"logs_without_task\":%llu,",
+		       GTR_HTML_ANNOT_TOP, (unsigned long long)a->ntasks, (unsigned long long)a->nregions,
+		       (unsigned long long)a->nlogs, (unsigned long long)a->nlogs_notask);
+	size_t nt = put_types(o, "task_types", a->task_types, a->ntask_types, tk);
+	gtr_out_char(o, ',');
+	size_t nr = put_types(o, "region_types", a->region_types, a->nregion_types, rk);
+	size_t ntop = a->ntop_tasks < GTR_HTML_ANNOT_TOP ? a->ntop_tasks : GTR_HTML_ANNOT_TOP;
+	/* [id, parent, type, start, end, g, end g, logs, regions, subtasks] */
+	gtr_out_str(o, ",\"top_tasks\":[");
+	for (size_t i = 0; i < ntop; i++) {
+		const gtr_task *k = &a->top_tasks[i];
+		gtr_out_printf(o, "%s[%llu,%llu,", i ? "," : "", (unsigned long long)k->id,
+			       (unsigned long long)k->parent);
+		put_type_ref(o, k->type, tk, nt);
+		gtr_out_printf(o, ",%lld,%lld,%lld,%lld,%llu,%llu,%llu]", (long long)k->start, (long long)k->end,
+			       (long long)k->g, (long long)k->end_g, (unsigned long long)k->nlogs,
+			       (unsigned long long)k->nregions, (unsigned long long)k->nchildren);
+	}
+	gtr_out_str(o, "],\"task_stacks\":[");
+	for (size_t i = 0; i < ntop && i < GTR_HTML_ANNOT_STACKS; i++) {
+		if (i)
+			gtr_out_char(o, ',');
+		put_stack_lines(o, t, a->top_tasks[i].table, a->top_tasks[i].stack, depth);
+	}
+	/* [type, task, g, start, end, depth, how] */
+	size_t nrtop = a->ntop_regions < GTR_HTML_ANNOT_TOP ? a->ntop_regions : GTR_HTML_ANNOT_TOP;
+	gtr_out_str(o, "],\"top_regions\":[");
+	for (size_t i = 0; i < nrtop; i++) {
+		const gtr_region *r = &a->top_regions[i];
+		gtr_out_str(o, i ? ",[" : "[");
+		put_type_ref(o, r->type, rk, nr);
+		gtr_out_printf(o, ",%llu,%lld,%lld,%lld,%u,%u]", (unsigned long long)r->task, (long long)r->g,
+			       (long long)r->start, (long long)r->end, (unsigned)r->depth, (unsigned)r->how);
+	}
+	gtr_out_str(o, "],\"region_stacks\":[");
+	for (size_t i = 0; i < nrtop && i < GTR_HTML_ANNOT_STACKS; i++) {
+		if (i)
+			gtr_out_char(o, ',');
+		put_stack_lines(o, t, a->top_regions[i].table, a->top_regions[i].stack, depth);
+	}
+	gtr_out_str(o, "]}");
+	free(tk);
+	free(rk);
+	return 0;
+}
+
+/* The MMU curve: [[window, mmu, worst window's start], ...], and what it counts. */
+static void put_mmu(gtr_out *o, const gtr_mmu *m)
+{
+	if (!m) {
+		gtr_out_str(o, "\"mmu\":null");
+		return;
+	}
+	static const struct { unsigned flag; const char *name; } names[] = {
+		{GTR_MMU_STW, "stw"}, {GTR_MMU_BACKGROUND, "background"}, {GTR_MMU_ASSIST, "assist"},
+		{GTR_MMU_SWEEP, "sweep"},
+	};
+	gtr_out_str(o, "\"mmu\":{\"flags\":[");
+	int first = 1;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (m->flags & names[i].flag) {
+			gtr_out_printf(o, "%s\"%s\"", first ? "" : ",", names[i].name);
+			first = 0;
+		}
+	gtr_out_printf(o, "],\"view\":\"%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"changes\":%zu,\"points\":[",
+		       m->flags & GTR_MMU_PER_P ? "per-p" : "system", (unsigned long long)m->start_ns,
+		       (unsigned long long)m->end_ns, m->changes);
+	for (size_t i = 0; i < m->npoints && i < GTR_MMU_MAX_WINDOWS; i++)
+		gtr_out_printf(o, "%s[%llu,%.9f,%llu]", i ? "," : "", (unsigned long long)m->points[i].window_ns,
+			       m->points[i].mmu, (unsigned long long)m->points[i].worst_ns);
+	gtr_out_str(o, "]}");
+}
+
 /* floor(4 * log2(v)), -1 for 0: the coarse bin of a value. */
 static long quarter_octave(uint64_t v)
 {
@@ -873,7 +1098,7 @@ static int put_trace(gtr_out *o, const gtr_html_trace *tr, const gtr_html_opts *
 {
 	const gtr_trace_info *info = gtr_trace_get_info(tr->trace);
 	gtr_out_str(o, "{\"file\":");
-	put_str(o, tr->file);
+	put_name(o, tr->file);
 	gtr_out_printf(o, ",\"version\":\"1.%d\",\"format\":\"%s\",\"bytes\":%llu,\"batches\":%llu,"
 			  "\"generations\":%llu,",
 		       info->version, info->family == GTR_FAMILY_V1 ? "v1" : "v2",
@@ -905,6 +1130,11 @@ static int put_trace(gtr_out *o, const gtr_html_trace *tr, const gtr_html_opts *
 	gtr_out_char(o, ',');
 	if ((rc = put_zoom(o, tr->zoom, opts->zoom_bytes ? opts->zoom_bytes : GTR_HTML_ZOOM_BYTES, err)) < 0)
 		return rc;
+	gtr_out_char(o, ',');
+	if ((rc = put_annot(o, tr->trace, tr->annot, opts->stack_depth, err)) < 0)
+		return rc;
+	gtr_out_char(o, ',');
+	put_mmu(o, tr->mmu);
 	gtr_out_char(o, ',');
 	put_hist(o, &tr->stats->slices);
 	gtr_out_char(o, '}');

@@ -19,7 +19,17 @@
  * A-Z a-z 0-9 - _: the 32 last ones mark a digit that more follow), at
  * most GTR_HTML_ZOOM_BYTES of them, the shortest left out first; the busy
  * time of the slices left out, per P at a fine resolution; and the
- * counters. The page stays under 20 MB whatever the trace.
+ * counters.
+ *
+ * With the user annotations (core/analysis/tasks.h) it holds per task
+ * and region type the count and durations, at most GTR_HTML_ANNOT_TYPES
+ * types of each, and the longest GTR_HTML_ANNOT_TOP complete tasks and
+ * regions (the annotation's own top list, so that the page draws the
+ * instances `gtr tasks -n` and `gtr regions -n` list), the first
+ * GTR_HTML_ANNOT_STACKS with their stack, type names cut at 256 bytes; with an MMU result
+ * (core/analysis/mmu.h) its curve, at most GTR_MMU_MAX_WINDOWS points.
+ * These add well under 2 MB, so the page stays under 20 MB whatever the
+ * trace.
  */
 #ifndef GTR_CORE_HTML_REPORT_H
 #define GTR_CORE_HTML_REPORT_H
@@ -29,7 +39,9 @@
 #include "core/analysis/diff.h"
 #include "core/report/diff_report.h"
 #include "core/analysis/greedy.h"
+#include "core/analysis/mmu.h"
 #include "core/analysis/stats.h"
+#include "core/analysis/tasks.h"
 #include "core/analysis/timeline.h"
 #include "core/analysis/zoom.h"
 #include "core/trace/trace.h"
@@ -39,6 +51,12 @@
 #define GTR_HTML_MAX_PAUSES 2000 /* default pauses drawn: the longest, when there are more */
 /* Bytes of the page's slices and goroutines at most: the shortest slices are left out past it. */
 #define GTR_HTML_ZOOM_BYTES (14u << 20)
+/* Longest complete tasks and regions in the page, each: the annotation's `top` for the report. */
+#define GTR_HTML_ANNOT_TOP 2000
+/* Task and region types in the page at most, each (the most frequent); their instances still drawn. */
+#define GTR_HTML_ANNOT_TYPES 1000
+/* Of the longest tasks and regions, those listed with their stack. */
+#define GTR_HTML_ANNOT_STACKS 50
 
 /* One trace's results, all computed from `trace`, which stays open while the page is written. */
 typedef struct gtr_html_trace {
@@ -48,6 +66,8 @@ typedef struct gtr_html_trace {
 	const gtr_stats *stats;
 	const gtr_timeline *timeline;
 	const gtr_zoom *zoom;          /* the viewer's slices and counters; NULL: none */
+	const gtr_annot *annot;        /* tasks and regions; NULL: the trace cannot have them */
+	const gtr_mmu *mmu;            /* the MMU curve; NULL: none */
 	const char *warning;           /* shown above its pictures (what a partial read lost); NULL: none */
 } gtr_html_trace;
 

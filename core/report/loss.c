@@ -126,3 +126,59 @@ void gtr_loss_summary(const gtr_loss *l, uint64_t file_bytes, char *buf, size_t 
 		 l->no_freq ? ", times in ticks" : "",
 		 l->version_found ? ", read with an older version's decoder" : "");
 }
+
+int gtr_partial_get(gtr_partial *p, const gtr_trace *t, const gtr_map *m)
+{
+	memset(p, 0, sizeof *p);
+	gtr_trace_loss(t, &p->loss);
+	uint64_t now, at;
+	if (m && gtr_map_shrank(m, &now, &at)) {
+		p->shrank = 1;
+		p->size_was = m->size;
+		p->size_now = now;
+		p->zeros_from = at;
+	}
+	return p->shrank || gtr_loss_any(&p->loss);
+}
+
+int gtr_out_loss_json(gtr_out *o, const gtr_partial *p)
+{
+	if (!p || !(p->shrank || gtr_loss_any(&p->loss)))
+		return 0;
+	const gtr_loss *l = &p->loss;
+	char lines[9][GTR_LOSS_LINE];
+	size_t n = 0;
+	if (p->shrank)
+		snprintf(lines[n++], GTR_LOSS_LINE,
+			 "the file shrank while it was read: now %llu bytes, was %llu; from byte %llu on, "
+			 "zeros were read instead of the file",
+			 (unsigned long long)p->size_now, (unsigned long long)p->size_was,
+			 (unsigned long long)p->zeros_from);
+	n += gtr_loss_lines(l, lines + n, 8);
+	gtr_out_printf(o, "\"loss\":{\"truncated\":%s,", l->truncated ? "true" : "false");
+	if (l->truncated)
+		gtr_out_printf(o, "\"truncated_at\":%llu,\"truncated_after_ns\":%lld,",
+			       (unsigned long long)l->truncated_at, (long long)l->truncated_after_ns);
+	gtr_out_printf(o,
+		       "\"bytes_not_decoded\":%llu,\"batches_skipped\":%llu,"
+		       "\"generations_skipped\":%llu,\"events_dropped\":%llu,"
+		       "\"events_forced\":%llu,\"references_missing\":%llu,"
+		       "\"times_in_ticks\":%s,",
+		       (unsigned long long)gtr_loss_bytes(l),
+		       (unsigned long long)(l->truncated_batches + l->batches.count),
+		       (unsigned long long)l->generations.count, (unsigned long long)l->events.count,
+		       (unsigned long long)l->forced.count, (unsigned long long)l->refs.count,
+		       l->no_freq ? "true" : "false");
+	if (p->shrank)
+		gtr_out_printf(o, "\"shrank\":{\"size_was\":%llu,\"size_now\":%llu,\"zeros_from\":%llu},",
+			       (unsigned long long)p->size_was, (unsigned long long)p->size_now,
+			       (unsigned long long)p->zeros_from);
+	gtr_out_str(o, "\"lines\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			gtr_out_char(o, ',');
+		gtr_out_json_str(o, (gtr_str){lines[i], strlen(lines[i])});
+	}
+	gtr_out_str(o, "]}");
+	return 1;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "core/trace/trace.h"
+#include "io/map.h"
 #include "io/out.h"
 
 /* Per event type count and bytes, in the layout of go tool trace -d=footprint. */
@@ -73,10 +74,42 @@ uint64_t gtr_loss_bytes(const gtr_loss *l);
 /* One line summing the loss up, for a file of file_bytes bytes. */
 void gtr_loss_summary(const gtr_loss *l, uint64_t file_bytes, char *buf, size_t cap);
 
+/*
+ * A read that was partial, as the machine outputs say it: the trace's
+ * loss record, and whether the file shrank under the read (io/map.h),
+ * in which case what was read past its new end was zeros, not the file.
+ */
+typedef struct gtr_partial {
+	gtr_loss loss;
+	int shrank;
+	uint64_t size_was, size_now; /* the file's size when mapped, and after it shrank */
+	uint64_t zeros_from;         /* the first offset read as zeros */
+} gtr_partial;
+
+/*
+ * Fills *p from trace t and the mapping m it was read from (NULL when
+ * not a mapped file). Returns 1 when the read was partial, else 0. Call
+ * it after the analyses have read t. Thread-safe as gtr_trace_loss is.
+ */
+int gtr_partial_get(gtr_partial *p, const gtr_trace *t, const gtr_map *m);
+
+/*
+ * Writes the member `"loss":{...}` of a JSON report (no comma around it)
+ * when p is not NULL and the read was partial, and nothing otherwise, so
+ * that a whole read keeps its output. Returns 1 if it wrote. The member:
+ * truncated, truncated_at and truncated_after_ns (when truncated),
+ * bytes_not_decoded, batches_skipped, generations_skipped,
+ * events_dropped, events_forced, references_missing, times_in_ticks,
+ * shrank (when the file shrank: {"size_was", "size_now", "zeros_from"}),
+ * and lines, the loss in words.
+ */
+int gtr_out_loss_json(gtr_out *o, const gtr_partial *p);
+
 #include "core/analysis/greedy.h"
 
 typedef struct gtr_greedy_report_opts {
 	const char *file; /* shown in the header */
+	const gtr_map *input; /* the mapping read, to say if the file shrank; NULL: none */
 	int json;
 	size_t stack_depth; /* frames per stack; 0 for all */
 	int color;          /* text: headings in ANSI colour (for a terminal) */

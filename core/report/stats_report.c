@@ -289,7 +289,13 @@ static int json_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_r
 		gtr_out_printf(o, "\"%s\"", s->runtime_version);
 	else
 		gtr_out_str(o, "null");
-	gtr_out_printf(o, "},\"slice_percentiles\":{\"method\":\"log histogram\",\"bins_per_octave\":%d,"
+	gtr_out_str(o, "},");
+	/* As greedy's: only on a partial read, so that whole reads keep their output. */
+	gtr_partial part;
+	gtr_partial_get(&part, t, opts->input);
+	if (gtr_out_loss_json(o, &part))
+		gtr_out_char(o, ',');
+	gtr_out_printf(o, "\"slice_percentiles\":{\"method\":\"log histogram\",\"bins_per_octave\":%d,"
 			  "\"max_rel_error\":%.7f},\"sort\":\"%s\",\"goroutines_total\":%zu,"
 			  "\"functions_total\":%zu,\"total\":{",
 		       GTR_HIST_SUB, 0.5 / GTR_HIST_SUB, gtr_stats_key_name(opts->sort), s->goroutines, s->nfs);
@@ -335,6 +341,8 @@ static int jsonl_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_
 			gtr_out *o)
 {
 	const gtr_trace_info *info = gtr_trace_get_info(t);
+	gtr_partial part;
+	int partial = gtr_partial_get(&part, t, opts->input);
 	for (int pass = -1; pass < 2; pass++) {
 		int funcs = pass == 0;
 		if ((pass == 0 && opts->by == GTR_STATS_BY_G) || (pass == 1 && opts->by == GTR_STATS_BY_FUNC))
@@ -354,6 +362,7 @@ static int jsonl_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_
 				gtr_out_printf(o, "\"%s\"", s->runtime_version);
 			else
 				gtr_out_str(o, "null");
+			gtr_out_printf(o, ",\"partial\":%s", partial ? "true" : "false");
 			gtr_out_printf(o, ",\"scope\":\"%s\",\"g\":",
 				       pass < 0 ? "total" : funcs ? "function" : "goroutine");
 			if (pass == 1)
@@ -398,25 +407,34 @@ static void csv_str(gtr_out *o, gtr_str s)
 	gtr_out_char(o, '"');
 }
 
-static void csv_times(const gtr_times *t, const gtr_hist *h, gtr_out *o)
+static void csv_times(const gtr_times *t, const gtr_hist *h, int partial, gtr_out *o)
 {
 	gtr_out_printf(o, "%llu,%llu", (unsigned long long)t->exec, (unsigned long long)t->sched_wait);
 	for (int b = 0; b < GTR_BLOCK_N; b++)
 		gtr_out_printf(o, ",%llu", (unsigned long long)t->block[b]);
-	gtr_out_printf(o, ",%llu,%llu,%llu,%llu,%llu,%llu\n", (unsigned long long)t->syscall,
+	gtr_out_printf(o, ",%llu,%llu,%llu,%llu,%llu,%llu,%s\n", (unsigned long long)t->syscall,
 		       (unsigned long long)t->gc_assist, (unsigned long long)h->count,
 		       (unsigned long long)gtr_hist_percentile(h, 50),
-		       (unsigned long long)gtr_hist_percentile(h, 99), (unsigned long long)h->max);
+		       (unsigned long long)gtr_hist_percentile(h, 99), (unsigned long long)h->max,
+		       partial ? "true" : "false");
 }
 
-static int csv_report(const gtr_stats *s, const gtr_stats_report_opts *opts, gtr_out *o)
+/*
+ * The last column, partial, is true on every row when the read was
+ * partial (a cut or damaged trace, a file that shrank): a column rather
+ * than a comment line, so that every CSV reader takes the file as it is.
+ */
+static int csv_report(const gtr_trace *t, const gtr_stats *s, const gtr_stats_report_opts *opts,
+		      gtr_out *o)
 {
+	gtr_partial part;
+	int partial = gtr_partial_get(&part, t, opts->input);
 	gtr_out_str(o, "scope,g,function,goroutines,exec_ns,sched_wait_ns,block_chan_ns,"
 		       "block_select_ns,block_sync_ns,block_net_ns,block_sleep_ns,block_gc_ns,"
 		       "block_other_ns,syscall_ns,gc_assist_ns,slices,slice_p50_ns,slice_p99_ns,"
-		       "slice_max_ns\n");
+		       "slice_max_ns,partial\n");
 	gtr_out_printf(o, "total,,,%zu,", s->goroutines);
-	csv_times(&s->total, &s->slices, o);
+	csv_times(&s->total, &s->slices, partial, o);
 	for (int pass = 0; pass < 2; pass++) {
 		int funcs = pass == 0;
 		if ((funcs && opts->by == GTR_STATS_BY_G) || (!funcs && opts->by == GTR_STATS_BY_FUNC))
@@ -433,7 +451,7 @@ static int csv_report(const gtr_stats *s, const gtr_stats_report_opts *opts, gtr
 				gtr_out_printf(o, "goroutine,%lld,", (long long)r->id);
 			csv_str(o, r->func);
 			gtr_out_printf(o, ",%zu,", r->goroutines);
-			csv_times(r->t, r->h, o);
+			csv_times(r->t, r->h, partial, o);
 		}
 		free(rows);
 	}
@@ -449,7 +467,7 @@ int gtr_report_stats(const gtr_trace *t, const gtr_stats *s, const gtr_stats_rep
 	else if (opts->format == GTR_STATS_JSONL)
 		rc = jsonl_report(t, s, opts, o);
 	else if (opts->format == GTR_STATS_CSV)
-		rc = csv_report(s, opts, o);
+		rc = csv_report(t, s, opts, o);
 	else
 		rc = text_report(t, s, opts, o);
 	if (rc < 0)
