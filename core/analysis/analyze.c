@@ -38,7 +38,8 @@ int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, 
 		gtr_stats_keep keep = {.pin = gtr_greedy_was_top, .pin_ctx = mg};
 		if (rc == 0 && (rc = gtr_stats_begin(t, &keep, &ms, err)) == 0) {
 			sinks[n++] = gtr_greedy_sink(mg);
-			sinks[n++] = gtr_stats_sink(ms);
+			sinks[n] = gtr_stats_sink(ms);
+			sinks[n++].with_prev = 1; /* it asks greedy's state as it goes */
 		}
 	}
 	if (rc == 0)

@@ -261,7 +261,7 @@ static int sink_event(void *self, const gtr_event *ev)
 
 gtr_sink gtr_goroutine_sink(gtr_goroutine_acc *acc)
 {
-	return (gtr_sink){acc, sink_event};
+	return (gtr_sink){.self = acc, .on_event = sink_event};
 }
 
 int gtr_goroutine_end(gtr_goroutine_acc *r, gtr_goroutine **out, gtr_error *err)

@@ -427,7 +427,7 @@ int gtr_greedy_begin(const gtr_trace *t, size_t top, gtr_greedy_acc **out, gtr_e
 
 gtr_sink gtr_greedy_sink(gtr_greedy_acc *r)
 {
-	return (gtr_sink){r, sink_event};
+	return (gtr_sink){.self = r, .on_event = sink_event};
 }
 
 int gtr_greedy_track_top(gtr_greedy_acc *r)

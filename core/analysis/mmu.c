@@ -604,7 +604,7 @@ static int sink_event(void *self, const gtr_event *ev)
 
 gtr_sink gtr_mmu_sink(gtr_mmu_acc *acc)
 {
-	return (gtr_sink){acc, sink_event};
+	return (gtr_sink){.self = acc, .on_event = sink_event};
 }
 
 int gtr_mmu_end(gtr_mmu_acc *r, gtr_mmu **out, gtr_error *err)

@@ -344,7 +344,7 @@ int gtr_pprof_compute(const gtr_trace *t, gtr_pprof_kind kind, gtr_pprof *out, g
 	if (s.v1)
 		v1_map(t, &s.map);
 	/* The engine reads ahead on a second thread while this one counts. */
-	gtr_sink sink = {&s, on_event};
+	gtr_sink sink = {.self = &s, .on_event = on_event};
 	gtr_engine_opts eo = {.jobs = 0};
 	rc = gtr_engine_run(t, &sink, 1, &eo, NULL, err);
 	if (rc < 0)

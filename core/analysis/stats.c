@@ -814,7 +814,7 @@ int gtr_stats_begin(const gtr_trace *t, const gtr_stats_keep *keep, gtr_stats_ac
 
 gtr_sink gtr_stats_sink(gtr_stats_acc *r)
 {
-	return (gtr_sink){r, sink_event};
+	return (gtr_sink){.self = r, .on_event = sink_event};
 }
 
 void gtr_stats_abort(gtr_stats_acc *r)

@@ -702,7 +702,7 @@ static int sink_event(void *self, const gtr_event *ev)
 
 gtr_sink gtr_annot_sink(gtr_annot_acc *acc)
 {
-	return (gtr_sink){acc, sink_event};
+	return (gtr_sink){.self = acc, .on_event = sink_event};
 }
 
 int gtr_annot_end(gtr_annot_acc *r, gtr_annot **out, gtr_error *err)

@@ -243,7 +243,7 @@ int gtr_timeline_begin(const gtr_trace *t, const gtr_timeline_opts *opts, gtr_ti
 
 gtr_sink gtr_timeline_sink(gtr_timeline_acc *r)
 {
-	return (gtr_sink){r, sink_event};
+	return (gtr_sink){.self = r, .on_event = sink_event};
 }
 
 void gtr_timeline_abort(gtr_timeline_acc *r)

@@ -577,7 +577,7 @@ fail:
 
 gtr_sink gtr_zoom_sink(gtr_zoom_acc *r)
 {
-	return (gtr_sink){r, sink_event};
+	return (gtr_sink){.self = r, .on_event = sink_event};
 }
 
 void gtr_zoom_abort(gtr_zoom_acc *r)

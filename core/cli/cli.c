@@ -192,8 +192,8 @@ static const char usage_greedy[] =
 	"  --depth N            at most N frames per stack (default: all)\n"
 	"  --fail-over D        exit 3 if a slice lasted longer than D (e.g. 10ms)\n"
 	"  --stw-fail-over D    exit 3 if a measured pause lasted longer than D\n"
-	"  -j N                 threads (default: 2 when the machine has 2 CPUs or\n"
-	"                       more): the read runs ahead of the analysis; with\n"
+	"  -j N                 threads (default: one per CPU): the read runs ahead\n"
+	"                       of the analysis on a thread of its own; with\n"
 	"                       --fast, N workers walking per-thread event streams\n"
 	"  --fast               skip Go's global event order: each thread's events\n"
 	"                       alone, in parallel, several times faster on big\n"
@@ -663,7 +663,15 @@ static void say_engine(const char *path, const gtr_engine_info *e)
 {
 	if (!verbose)
 		return;
-	if (e->threads > 1)
+	if (e->threads > 1 && e->sink_threads > 1)
+		fprintf(stderr,
+			"gtr: %s: engine: %llu events in Go's order, read ahead on a thread of its own "
+			"(%.3f s CPU) while the analyses ran on %u threads (%.3f s CPU, %.3f s on the "
+			"busiest); they waited %llu times%s%s\n",
+			path, (unsigned long long)e->events, e->read_cpu_s, e->sink_threads,
+			e->sink_cpu_s, e->sink_cpu_max_s, (unsigned long long)e->waits,
+			e->why[0] ? ": " : "", e->why);
+	else if (e->threads > 1)
 		fprintf(stderr,
 			"gtr: %s: engine: %llu events in Go's order, read ahead on a second thread "
 			"(%.3f s CPU) while the analyses ran (%.3f s CPU); they waited %llu times\n",

@@ -180,7 +180,7 @@ int gtr_report_dump(const gtr_trace *t, const gtr_dump_opts *opts, gtr_out *o, g
 	dumper d = {.t = t, .opts = opts, .o = o};
 	d.specs = gtr_trace_specs(t, &d.nspecs);
 	gtr_error_clear(&d.err);
-	gtr_sink sk = {&d, dump_event};
+	gtr_sink sk = {.self = &d, .on_event = dump_event};
 	int rc = gtr_engine_run(t, &sk, 1, &(gtr_engine_opts){.jobs = opts->jobs}, NULL, err);
 	if (rc < 0 && d.err.code != GTR_OK && err)
 		*err = d.err;
