@@ -110,6 +110,8 @@ corpora: go ## run the corpus programs under every Go toolchain, writing corpora
 	corpora/make-traces.sh $(GO_DIR) corpora/traces $(GO_VERSIONS)
 	corpora/check-traces.sh $(GO_DIR) corpora/traces
 
+# tests/faults.sh, part of the tests, counts the sanitizer reports of every
+# process it starts (killed, cut-off and failing ones too) as failures.
 asan: ## run the tests under AddressSanitizer (+ leak checks)
 	$(MAKE) test BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		EXTRA_CFLAGS="-fsanitize=address -fno-sanitize-recover=all"

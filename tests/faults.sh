@@ -19,6 +19,12 @@ shift
 traces=("$@")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gtr-faults.XXXXXX")
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+# Under make asan, ubsan or sanitize, a sanitizer's report is a failure even
+# where the case accepts status 1 or a killed process: each report goes to
+# a file of its own, counted at the end (a plain build writes none).
+mkdir -p "$tmp/san"
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$tmp/san/asan
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}log_path=$tmp/san/ubsan
 pass=0 fail=0
 full=${FAULTS_FULL:-0}
 reps=$([ "$full" = 1 ] && echo 20 || echo 1)
@@ -295,7 +301,7 @@ for t in data["traces"]:
     print(t["file"].rsplit("/", 1)[-1])' "$1" 2>&1
 }
 names=$(page_names "$tmp/n.html")
-check "report of non-UTF-8 and control-character names: the page's data names them escaped [$names]" \
+check "report of non-UTF-8 and control-character names: the page's data names them escaped [${names//$'\n'/, }]" \
 	[ "$names" = "$(printf '%s\n%s' 'caf\xe9-latin1.trace' 'ctl\x01\x1b[31m.trace')" ]
 
 # ---- 8. streams --------------------------------------------------------------
@@ -313,6 +319,13 @@ check "an endless stream past --max-input: refused (status $rc)" \
 "$gtr" greedy - <"$t2" >"$tmp/a.out" 2>/dev/null
 "$gtr" greedy "$t2" >"$tmp/b.out" 2>/dev/null
 check "a trace on stdin reads as the file does" cmp -s <(tail -n +2 "$tmp/a.out") <(tail -n +2 "$tmp/b.out")
+
+reports=$(find "$tmp/san" -type f | wc -l)
+if [ "$reports" -eq 0 ]; then
+	ok "no sanitizer report from any case"
+else
+	bad "$reports sanitizer reports; the first: $(head -c 1500 "$(find "$tmp/san" -type f | head -1)")"
+fi
 
 echo "faults: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -57,6 +57,20 @@ for f in "$GO_DIR"/go-1.15/src/internal/trace/testdata/*_good \
 	"$GO_DIR"/go-1.27/src/internal/trace/internal/tracev1/testdata/*_good; do
 	[ -e "$f" ] && gotraces+=("$f")
 done
+# GTR_TEST_SHORT=1 (CI's run under the sanitizers): the corpus of three
+# Go versions (1.15, 1.21: v1; 1.26: v2), three of Go's test traces, and
+# neither Go's test programs nor the Slurm cluster; `make test` runs all.
+if [ "${GTR_TEST_SHORT:-0}" = 1 ]; then
+	short=()
+	for f in "${corpus[@]}"; do
+		case $f in *-go1.15.trace | *-go1.21.trace | *-go1.26.trace) short+=("$f") ;; esac
+	done
+	corpus=("${short[@]}")
+	gotraces=("${gotraces[@]:0:3}")
+fi
+skip() { # skip NAME: in the short run, said as such
+	[ "${GTR_TEST_SHORT:-0}" = 1 ] && echo "== $1: skipped in the short run (GTR_TEST_SHORT=1; make test runs it)"
+}
 small=()
 for f in corpora/traces/churn-go1.15.trace corpora/traces/churn-go1.21.trace \
 	corpora/traces/churn-go1.22.trace corpora/traces/churn-go1.26.trace; do
@@ -82,7 +96,7 @@ tally shardtest tests/shardtest.sh "$gtr" "${corpus[@]}"
 # no false alarm, every regression caught (in full: make gatetest).
 tally gatetest tests/gatetest.sh "$gtr" "$GO_DIR"
 # A real single-node Slurm cluster; skipped, with the reason, where it cannot run.
-tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
+skip slurmtest || tally slurmtest tests/slurmtest.sh "$gtr" "${corpus[@]}"
 # Tasks, regions, MMU and goroutines against internal/trace: the short form
 # (`make viewstest` runs every trace and every MMU variant).
 views=()
@@ -111,7 +125,7 @@ done
 tally inputtest tests/inputtest.sh "$gtr" "$GO_DIR" "${inputs[@]}"
 # Go's own trace test programs, plainly and in stress mode, built and run
 # with Go 1.22 and 1.26 (make gotraces-test: every program, every toolchain).
-tally gotraces tests/gotraces.sh "$gtr" "$GO_DIR" quick
+skip gotraces || tally gotraces tests/gotraces.sh "$gtr" "$GO_DIR" quick
 tally golden tests/golden.sh "$gtr"
 tally faults tests/faults.sh "$gtr" "${corpus[@]}"
 # The report page in headless Chromium: a greedy/fixed pair (also the diff), a v1 trace.
