@@ -501,10 +501,12 @@ static ALWAYS_INLINE size_t v1_decode_in(const v1hot *h, uint64_t lim, const uin
 			vp = q + 1 + (islist & 1);
 			xv = (x1 & ~islist) | (x2 & islist);
 			e = gtr_uvarint_ends8(xv);
+			if (!dsc)
+				break;
 			/* The values all end where the event does (a list: within its length). */
 			const uint64_t last_end = islist ? nth_bit(e, V1D_N(dsc), bmi2) : end1;
 			const uint64_t bytes = ((unsigned)__builtin_ctzll(last_end | UINT64_C(1) << 63) >> 3) + 1;
-			if (!dsc || !last_end || vp + bytes != next)
+			if (!last_end || vp + bytes != next)
 				break;
 		}
 		/* The time, then the first argument (which an event of one value
