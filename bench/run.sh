@@ -26,7 +26,8 @@
 #
 # Environment: BUILD (build), GO_DIR (/opt/gtr-go), BENCH_RUNS (5),
 # BENCH_GO_RUNS (BENCH_RUNS), BENCH_BIG, BENCH_MID, BENCH_REGEN,
-# BENCH_ISAS (every ISA the CPU runs), BENCH_CMDS (greedy footprint dump stats),
+# BENCH_ISAS (every ISA the CPU runs), BENCH_CMDS (greedy greedy-fast
+# footprint dump stats; greedy-fast is `gtr greedy --fast`),
 # BENCH_TRACES (all three names, without .trace), BENCH_SKIP_GO=1,
 # BENCH_CACHE (bench/cache: where traces, tools and results go),
 # BENCH_GEN_ONLY=1 (make the traces, measure nothing).
@@ -38,7 +39,7 @@ RUNS=${BENCH_RUNS:-5}
 GO_RUNS=${BENCH_GO_RUNS:-$RUNS}
 BIG=${BENCH_BIG:-1073741824}
 MID=${BENCH_MID:-209715200}
-CMDS=${BENCH_CMDS:-greedy footprint dump stats}
+CMDS=${BENCH_CMDS:-greedy greedy-fast footprint dump stats}
 TRACES=${BENCH_TRACES:-v2-go1.26-1g v1-go1.21-1g v2-go1.26-200m}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -162,10 +163,19 @@ for isa in ${BENCH_ISAS:-scalar sse4 avx2 avx512 neon}; do
 	fi
 done
 best_isa=$("$gtr" footprint -v "$small" 2>&1 >"$sink" | sed -n 's/^gtr: simd: \([a-z0-9]*\) kernels/\1/p')
+# cmd_words CMD: gtr's arguments for a name of BENCH_CMDS.
+cmd_words() {
+	case $1 in
+	greedy-fast) echo "greedy --fast" ;;
+	*) echo "$1" ;;
+	esac
+}
 # jobs_of CMD: the -j values to measure CMD at (1 and every CPU when it
 # takes -j; an empty -j when it has no threads).
 jobs_of() {
-	if [ "$(nproc)" -gt 1 ] && "$gtr" "$1" -j 1 "$small" >"$sink" 2>&1; then
+	local w
+	read -r -a w <<<"$(cmd_words "$1")"
+	if [ "$(nproc)" -gt 1 ] && "$gtr" "${w[@]}" -j 1 "$small" >"$sink" 2>&1; then
 		echo "1 $(nproc)"
 	else
 		echo "-"
@@ -210,7 +220,7 @@ row() {
 	}'
 }
 
-declare -A gtr_s gtr_anon gtr_j1 floor_s
+declare -A gtr_s gtr_anon gtr_j1 floor_s isa_s
 go_version=1.26
 gotrace=$cache/bin/trace-go$go_version
 if [ "${BENCH_SKIP_GO:-0}" != 1 ] && [ ! -x "$gotrace" ]; then
@@ -235,19 +245,21 @@ for t in $TRACES; do
 		[ "$isa" = "$best_isa" ] && floor_s[$t]=$(kv "$r" seconds)
 	done
 	for cmd in $CMDS; do
+		read -r -a words <<<"$(cmd_words "$cmd")"
 		for isa in "${isas[@]}"; do
 			[ "$cmd" = stats ] && [ "$isa" != "$best_isa" ] && continue
 			for j in $(jobs_of "$cmd"); do
 				jarg=()
 				[ "$j" != - ] && jarg=(-j "$j")
-				r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$gtr" "$cmd" "${jarg[@]}" "$f") ||
+				r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$gtr" "${words[@]}" "${jarg[@]}" "$f") ||
 					die "gtr $cmd failed on $t: $r"
 				row bench "$t" "$cmd" "$isa" "${j/-/1}" "$bytes" "$events" "$r"
-				if [ "$cmd" = greedy ] && [ -n "${floor_s[$t]:-}" ]; then
-					awk -v input="$t" -v isa="$isa" -v j="${j/-/1}" -v bytes="$bytes" -v s="$(kv "$r" seconds)" \
+				isa_s[$isa/$j]=$(kv "$r" seconds)
+				if [ "${cmd%-fast}" = greedy ] && [ -n "${floor_s[$t]:-}" ]; then
+					awk -v input="$t" -v cmd="$cmd" -v isa="$isa" -v j="${j/-/1}" -v bytes="$bytes" -v s="$(kv "$r" seconds)" \
 						-v fs="${floor_s[$t]}" -v fisa="$best_isa" 'BEGIN {
-						printf "of_floor input=%s cmd=greedy isa=%s j=%s GB/s=%.3f floor_isa=%s floor_GB/s=%.3f fraction=%.1f%%\n",
-							input, isa, j, bytes / s / 1e9, fisa, bytes / fs / 1e9, 100 * fs / s
+						printf "of_floor input=%s cmd=%s isa=%s j=%s GB/s=%.3f floor_isa=%s floor_GB/s=%.3f fraction=%.1f%%\n",
+							input, cmd, isa, j, bytes / s / 1e9, fisa, bytes / fs / 1e9, 100 * fs / s
 					}'
 				fi
 				[ "$isa" = "$best_isa" ] || continue
@@ -267,6 +279,20 @@ for t in $TRACES; do
 				fi
 			done
 		done
+		# Each ISA's throughput as a fraction of the best ISA's, same -j.
+		[ "$cmd" = stats ] && continue
+		for j in $(jobs_of "$cmd"); do
+			[ -n "${isa_s[$best_isa/$j]:-}" ] || continue
+			for isa in "${isas[@]}"; do
+				[ -n "${isa_s[$isa/$j]:-}" ] || continue
+				awk -v input="$t" -v cmd="$cmd" -v isa="$isa" -v j="${j/-/1}" -v s="${isa_s[$isa/$j]}" \
+					-v bs="${isa_s[$best_isa/$j]}" -v bisa="$best_isa" 'BEGIN {
+					printf "of_isa input=%s cmd=%s isa=%s j=%s seconds=%.3f best_isa=%s best_seconds=%.3f fraction=%.1f%%\n",
+						input, cmd, isa, j, s, bisa, bs, 100 * bs / s
+				}'
+			done
+		done
+		isa_s=()
 	done
 	[ "${BENCH_SKIP_GO:-0}" = 1 ] && continue
 	# Go's readers. -d=footprint reads v2 traces only; -pprof=sched keeps
@@ -329,19 +355,25 @@ if [ "${BENCH_SKIP_COMMANDS:-0}" != 1 ] && [ "${BENCH_SKIP_GO:-0}" != 1 ]; then
 		go_s=$(kv "$r" seconds)
 		go_anon=$(kv "$r" peak_anon_kb)
 		echo "onepass input=$t go=$goname seconds=$go_s peak_anon_MB=$(awk -v a="$go_anon" 'BEGIN { printf "%.1f", a / 1024 }')"
+		# greedy --fast, the command the ISA shows in, on every ISA; the
+		# others on the best.
 		for c in "greedy" "greedy --fast" "footprint" "stats" "report -o $cache/page.html" \
 			"check --update-baseline --baseline $cache/bench-base.json" "diff $f"; do
 			read -r -a args <<<"$c"
-			r=$(best "$RUNS" -o "$sink" -- "$gtr" "${args[@]}" "$f") || {
-				note "gtr $c failed on $t: $r"
-				continue
-			}
-			awk -v input="$t" -v cmd="${args[0]}${args[1]:+ ${args[1]}}" -v gs="$(kv "$r" seconds)" \
-				-v ts="$go_s" -v ga="$(kv "$r" peak_anon_kb)" -v go="$goname" 'BEGIN {
-				sub(/ -o$/, "", cmd); sub(/ --update-baseline$/, "", cmd); sub(/ \/.*/, "", cmd)
-				printf "command input=%s cmd=\"%s\" seconds=%.3f go=%s go_seconds=%.3f faster_than_go=%.1fx peak_anon_MB=%.1f\n",
-					input, cmd, gs, go, ts, ts / gs, ga / 1024
-			}'
+			cisas=("$best_isa")
+			[ "$c" = "greedy --fast" ] && cisas=("${isas[@]}")
+			for isa in "${cisas[@]}"; do
+				r=$(best "$RUNS" -o "$sink" -e GTR_ISA="$isa" -- "$gtr" "${args[@]}" "$f") || {
+					note "gtr $c failed on $t: $r"
+					continue
+				}
+				awk -v input="$t" -v cmd="${args[0]}${args[1]:+ ${args[1]}}" -v isa="$isa" -v gs="$(kv "$r" seconds)" \
+					-v ts="$go_s" -v ga="$(kv "$r" peak_anon_kb)" -v go="$goname" 'BEGIN {
+					sub(/ -o$/, "", cmd); sub(/ --update-baseline$/, "", cmd); sub(/ \/.*/, "", cmd)
+					printf "command input=%s cmd=\"%s\" isa=%s seconds=%.3f go=%s go_seconds=%.3f faster_than_go=%.1fx peak_anon_MB=%.1f\n",
+						input, cmd, isa, gs, go, ts, ts / gs, ga / 1024
+				}'
+			done
 		done
 		rm -f "$cache/page.html" "$cache/bench-base.json"
 	done

@@ -239,10 +239,12 @@ ISA_TARGET ptrdiff_t KERNEL(decode32_lut)(const uint8_t *p, const uint8_t *lim, 
 #ifndef ISA_OWN32
 ISA_TARGET void PER_ISA(gtr_lut64_u32)(const uint32_t *v, size_t n, const uint8_t lut[64], uint8_t *out)
 {
-	const __m128i q[4] = {_mm_loadu_si128((const __m128i *)lut), _mm_loadu_si128((const __m128i *)(lut + 16)),
-			      _mm_loadu_si128((const __m128i *)(lut + 32)),
-			      _mm_loadu_si128((const __m128i *)(lut + 48))};
+	__m128i q[4];
+	LUT64_QUARTERS(lut, q);
 	size_t i = 0;
+#ifdef ISA_LUT64_32
+	i = PER_ISA(lut64_32)(v, n, q, out);
+#endif
 	for (; i + 16 <= n; i += 16)
 		LUT64_16(v + i, q, out + i);
 	gtr_lut64_u32_scalar(v + i, n - i, lut, out + i);

@@ -120,10 +120,26 @@ static inline unsigned select_loop(uint64_t t, size_t k)
 
 /*
  * lut64 on 16 values at a time with 16-byte shuffles (SSE4.1 and AVX2):
- * the values, saturated to 64, packed into bytes, looked up in the four
- * 16-byte quarters of the table, each quarter kept where the byte's high
- * nibble selects it (64 selects none: 0).
+ * the values, saturated to 64, packed into bytes, and 64 made 0xff, an
+ * index every shuffle maps to 0. The table's quarters are given
+ * telescoped (LUT64_QUARTERS: quarter h xor quarter h - 1), and the
+ * shuffle of quarter h looks up the byte less 16 h, which is negative,
+ * and so 0, below quarter h: the xor of the four is the byte's own
+ * quarter, at its low nibble. Four shuffles, three subtractions and
+ * three xors for 16 values.
  */
+#define LUT64_QUARTERS(lut, q)                                                                \
+	do {                                                                                  \
+		__m128i p_ = _mm_setzero_si128();                                             \
+		for (int h_ = 0; h_ < 4; h_++) {                                              \
+			__m128i c_ = _mm_loadu_si128((const __m128i *)((lut) + 16 * h_));     \
+			(q)[h_] = _mm_xor_si128(c_, p_);                                      \
+			p_ = c_;                                                              \
+		}                                                                             \
+	} while (0)
+#define LUT64_BYTES(T, x, q, shuf, sub, xor, set1)                                            \
+	xor(xor(shuf((q)[0], (x)), shuf((q)[1], sub((x), set1(16)))),                         \
+	    xor(shuf((q)[2], sub((x), set1(32))), shuf((q)[3], sub((x), set1(48)))))
 #define LUT64_16(v, q, out)                                                              \
 	do {                                                                             \
 		const __m128i c64_ = _mm_set1_epi32(64);                                 \
@@ -132,13 +148,10 @@ static inline unsigned select_loop(uint64_t t, size_t k)
 		__m128i c_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)((v) + 8)), c64_); \
 		__m128i d_ = _mm_min_epu32(_mm_loadu_si128((const __m128i *)((v) + 12)), c64_); \
 		__m128i x_ = _mm_packus_epi16(_mm_packus_epi32(a_, b_), _mm_packus_epi32(c_, d_)); \
-		__m128i lo_ = _mm_and_si128(x_, _mm_set1_epi8(0x0f));                     \
-		__m128i hi_ = _mm_srli_epi16(_mm_andnot_si128(_mm_set1_epi8(0x0f), x_), 4); \
-		__m128i r_ = _mm_setzero_si128();                                         \
-		for (int h_ = 0; h_ < 4; h_++)                                           \
-			r_ = _mm_or_si128(r_, _mm_and_si128(_mm_shuffle_epi8((q)[h_], lo_),  \
-							    _mm_cmpeq_epi8(hi_, _mm_set1_epi8((char)h_)))); \
-		_mm_storeu_si128((__m128i *)(out), r_);                                   \
+		x_ = _mm_or_si128(x_, _mm_cmpeq_epi8(x_, _mm_set1_epi8(64)));            \
+		_mm_storeu_si128((__m128i *)(out),                                       \
+				 LUT64_BYTES(__m128i, x_, q, _mm_shuffle_epi8, _mm_sub_epi8, _mm_xor_si128, \
+					     _mm_set1_epi8));                                    \
 	} while (0)
 
 /* ---- SSE4.1 ------------------------------------------------------------ */
@@ -372,6 +385,30 @@ static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
 	return select8_clear(x, n);
 }
 
+/* lut64 on 32 values at a time (LUT64_16 on 32-byte shuffles): returns
+ * how many it did, a multiple of 32. */
+static inline TARGET_AVX2 size_t lut64_32_avx2(const uint32_t *v, size_t n, const __m128i q4[4], uint8_t *out)
+{
+	const __m256i c64 = _mm256_set1_epi32(64), order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+	const __m256i q[4] = {_mm256_broadcastsi128_si256(q4[0]), _mm256_broadcastsi128_si256(q4[1]),
+			      _mm256_broadcastsi128_si256(q4[2]), _mm256_broadcastsi128_si256(q4[3])};
+	size_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		__m256i a = _mm256_min_epu32(_mm256_loadu_si256((const __m256i *)(v + i)), c64);
+		__m256i b = _mm256_min_epu32(_mm256_loadu_si256((const __m256i *)(v + i + 8)), c64);
+		__m256i c = _mm256_min_epu32(_mm256_loadu_si256((const __m256i *)(v + i + 16)), c64);
+		__m256i d = _mm256_min_epu32(_mm256_loadu_si256((const __m256i *)(v + i + 24)), c64);
+		/* Packs work within 16-byte lanes: each 4 bytes of the result
+		 * are 4 values of one input, the permute puts them in order. */
+		__m256i x = _mm256_packus_epi16(_mm256_packus_epi32(a, b), _mm256_packus_epi32(c, d));
+		x = _mm256_permutevar8x32_epi32(x, order);
+		x = _mm256_or_si256(x, _mm256_cmpeq_epi8(x, _mm256_set1_epi8(64)));
+		_mm256_storeu_si256((__m256i *)(out + i), LUT64_BYTES(__m256i, x, q, _mm256_shuffle_epi8, _mm256_sub_epi8,
+								       _mm256_xor_si256, _mm256_set1_epi8));
+	}
+	return i;
+}
+
 #define LENS_ISA avx2
 #define LENS_TARGET TARGET_AVX2
 #include "lens_block.h"
@@ -380,6 +417,7 @@ static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
 
 #define ISA avx2
 #define ISA_TARGET TARGET_AVX2
+#define ISA_LUT64_32
 #define ISA_WINDOW WINDOW_56
 #define ISA_WINDOW32 WINDOW_56
 #define ISA_SHORT32
@@ -389,6 +427,7 @@ static inline TARGET_AVX2 unsigned select8_avx2(uint64_t x, unsigned n)
 #undef ISA_TARGET
 #undef ISA_WINDOW
 #undef ISA_WINDOW32
+#undef ISA_LUT64_32
 
 /* ---- AVX-512 ----------------------------------------------------------- */
 

@@ -22,6 +22,9 @@
 #  - every trace read without loss (the ordered path says nothing on
 #    stderr) takes the parallel path (`-v` says which ran), but those of
 #    go 1.5, which Go orders by sequence numbers rather than time;
+#  - under GTR_ISA=X, for every ISA the machine runs but its best, the
+#    same output at -n 20, and the same refusal (the walks differ per ISA:
+#    record lengths on AVX-512, a select on the bytes elsewhere);
 #  - a trace the ordered path refuses is refused alike, with the same
 #    words and byte offset. Beside the traces given, damaged copies of
 #    the two largest Go 1.23+ ones are made here: a run of 12 bytes set
@@ -104,6 +107,13 @@ def pause(o; p):
 | {bad: [.[] | .bad // empty], max: ([.[] | .d // empty] | max // 0)}
 JQ
 
+# The ISAs this machine runs, its best aside.
+best_isa=$("$gtr" -v footprint "$1" 2>&1 >/dev/null | sed -n 's/^gtr: simd: \([a-z0-9]*\) kernels/\1/p')
+isas=()
+for isa in scalar sse4 avx2 avx512 neon; do
+	[ "$isa" != "$best_isa" ] && GTR_ISA=$isa "$gtr" footprint "$1" >/dev/null 2>&1 && isas+=("$isa")
+done
+
 damaged=()
 for f in $(ls -S "$@" | grep 'go1\.2[3-9][^/]*\.trace$' | head -2); do
 	size=$(stat -c %s "$f")
@@ -129,6 +139,16 @@ for f in "$@" "${damaged[@]}"; do
 				diff "$out/ordered.err" "$out/err" | head -4
 			fi
 		done
+		for isa in "${isas[@]}"; do
+			if GTR_ISA=$isa "$gtr" greedy --fast -j2 --json -n 20 "$f" >/dev/null 2>"$out/err"; then
+				bad "$name GTR_ISA=$isa: succeeds where --ordered fails"
+			elif cmp -s "$out/err" "$out/ordered.err"; then
+				ok "$name GTR_ISA=$isa (refused alike)"
+			else
+				bad "$name GTR_ISA=$isa: a different error"
+				diff "$out/ordered.err" "$out/err" | head -4
+			fi
+		done
 		continue
 	fi
 	for n in 20 3; do
@@ -143,6 +163,17 @@ for f in "$@" "${damaged[@]}"; do
 			bad "$name -n $n: -j1, -j2 and -j3 differ ($path)"
 			diff "$out/par1" "$out/par2" | head -4
 			diff "$out/par1" "$out/par3" | head -4
+		fi
+		if [ "$n" = 20 ]; then
+			for isa in "${isas[@]}"; do
+				GTR_ISA=$isa "$gtr" greedy --fast -j2 --json -n "$n" "$f" >"$out/isa" 2>/dev/null
+				if cmp -s "$out/par2" "$out/isa"; then
+					ok "$name GTR_ISA=$isa agrees"
+				else
+					bad "$name GTR_ISA=$isa: differs from the best ISA's output"
+					diff "$out/par2" "$out/isa" | head -4
+				fi
+			done
 		fi
 		# v2: pass 1's fast walk and the generic one it falls back to.
 		GTR_SCAN_WALK=generic "$gtr" greedy --fast -j2 --json -n "$n" "$f" >"$out/generic" 2>/dev/null

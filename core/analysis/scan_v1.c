@@ -474,17 +474,40 @@ static ALWAYS_INLINE size_t v1_decode_in(const v1hot *h, uint64_t lim, const uin
 	while (q < lim && n < V1_HOT_EVENTS) {
 		const unsigned tag = d[q], dsc = desc[tag];
 		const unsigned rlen = lens ? lq[q] : 0;
-		if (!dsc || (lens && !rlen))
-			break;
-		const unsigned list = V1D_LIST(dsc);
-		const uint64_t vp = q + 1 + list, xv = gtr_load64(d + vp), e = gtr_uvarint_ends8(xv);
-		uint64_t next = q + rlen;
-		if (!lens) {
-			const uint64_t last_end = nth_bit(e, V1D_N(dsc), bmi2);
-			const uint64_t bytes = ((unsigned)__builtin_ctzll(last_end | UINT64_C(1) << 63) >> 3) + 1;
-			if (!last_end || (list && d[q + 1] != bytes))
+		uint64_t next = q + rlen, vp, xv, e;
+		if (lens) {
+			if (!dsc || !rlen)
 				break;
-			next = vp + bytes;
+			vp = q + 1 + V1D_LIST(dsc);
+			xv = gtr_load64(d + vp);
+			e = gtr_uvarint_ends8(xv);
+		} else {
+			/*
+			 * The next event's place comes from the tag byte and the
+			 * bytes after it, not from desc (a second load in a row):
+			 * a tag's top two bits are its count of values past the
+			 * time (desc says so for every tag it takes), or 3 for a
+			 * list, whose length is the byte after the tag. desc then
+			 * only checks, off the path from one event to the next.
+			 */
+			const unsigned field = tag >> 6;
+			const uint64_t x1 = gtr_load64(d + q + 1), x2 = gtr_load64(d + q + 2);
+			const uint64_t e1 = gtr_uvarint_ends8(x1);
+			const uint64_t end1 = nth_bit(e1, field + 1, bmi2);
+			const uint64_t inl = q + 2 + ((unsigned)__builtin_ctzll(end1 | UINT64_C(1) << 63) >> 3);
+			const uint64_t lst = q + 2 + (x1 & 0xff);
+			const uint64_t islist = 0 - (uint64_t)(field == 3);
+			next = (inl & ~islist) | (lst & islist);
+			vp = q + 1 + (islist & 1);
+			xv = (x1 & ~islist) | (x2 & islist);
+			e = gtr_uvarint_ends8(xv);
+			if (!dsc)
+				break;
+			/* The values all end where the event does (a list: within its length). */
+			const uint64_t last_end = islist ? nth_bit(e, V1D_N(dsc), bmi2) : end1;
+			const uint64_t bytes = ((unsigned)__builtin_ctzll(last_end | UINT64_C(1) << 63) >> 3) + 1;
+			if (!last_end || vp + bytes != next)
+				break;
 		}
 		/* The time, then the first argument (which an event of one value
 		 * does not have: g0 is then not used), each of 8 bytes at most
