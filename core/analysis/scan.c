@@ -22,10 +22,16 @@
  * the few before it): then Go's is later by at most their number. The
  * output shows local times; scan.h says by how much they differ.
  *
+ * Order. Local times keep each stream's order, not the order between
+ * streams where a generation's start piles events up. What depends on
+ * the latter (the waiters, pass 2) goes by order keys (scan_okey), which
+ * pass 1 records with the local times: Go's merge order of the threads,
+ * but for events of different Ms with equal keys (see find_waiters).
+ *
  * Between the passes the main thread merges the heaps, sorts the pauses,
  * and for the pauses that get printed finds the goroutines still running
  * on other Ms when each began, by walking those Ms from the batch whose
- * recorded state precedes the pause.
+ * recorded key precedes the pause's.
  *
  * Pass 2, in parallel again, fetches what the printed goroutines did
  * before their printed slices: their creation stack, the stack each
@@ -35,9 +41,9 @@
  * those that create a goroutine it looks for (pass 1 records the range
  * of goroutine ids each batch creates). Each walk starts from the state
  * pass 1 recorded at its first batch. The events come from several Ms
- * and are put in order by local time, then by M (the streams are
- * numbered in M order): where two Ms' events are within a few ns, Go's
- * order may differ.
+ * and are put in order by order key, then by M (the streams are
+ * numbered in M order), then by local time: where two Ms' events have
+ * the same key, Go's order may differ.
  *
  * Memory: per-batch state (like the index), the pauses and GOMAXPROCS
  * changes (like the ordered path), K slices per worker, and the small
@@ -135,21 +141,27 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 	ptrdiff_t first = scan_track_find(s, g);
 	if (first < 0)
 		return;
+	const opos here = {k->key, k->si, t};
 	for (size_t i = (size_t)first; i < s->ntracks && s->tracks[i].g == g; i++) {
 		const track *tr = &s->tracks[i];
 		hist *h = &k->w->hs[i];
-		int before = t < tr->start;
-		int at = t == tr->start && k->si == tr->stream;
-		if (create && cstack && t <= tr->start && t >= h->create_t) {
-			h->create_t = t;
+		/* On the track's own stream, local times order the events; on
+		 * another, the order key, where one that shares the start's
+		 * comes first: a goroutine's events on another M at the
+		 * instant it starts running here are what made it runnable. */
+		int same = k->si == tr->stream;
+		int before = same ? t < tr->start : s->v1 ? k->key < tr->key : k->key <= tr->key;
+		int at = same && t == tr->start;
+		if (create && cstack && (before || at) && opos_cmp(&here, &h->create_at) >= 0) {
+			h->create_at = here;
 			h->create = (gtr_stackref){k->gen, cstack};
 		}
-		if (resume && (before || (at && tr->at_start_resume)) && t >= h->resume_t) {
+		if (resume && (before || (at && tr->at_start_resume)) && opos_cmp(&here, &h->resume_at) >= 0) {
 			if (resume == R_CREATE) {
-				h->resume_t = t;
+				h->resume_at = here;
 				h->resume_kind = 1;
-			} else if (rstack && (resume == R_STACK || h->create_t < 0)) {
-				h->resume_t = t;
+			} else if (rstack && (resume == R_STACK || h->create_at.key < 0)) {
+				h->resume_at = here;
 				h->resume_kind = 0;
 				h->resume = (gtr_stackref){k->gen, rstack};
 			}
@@ -160,15 +172,14 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 			if (h->nchain == CHAIN_KEEP) {
 				slot = 0;
 				for (size_t j = 1; j < CHAIN_KEEP; j++)
-					if (h->chain[j].t < h->chain[slot].t)
+					if (opos_cmp(&h->chain[j].at, &h->chain[slot].at) < 0)
 						slot = j;
-				if (h->chain[slot].t > t)
+				if (opos_cmp(&h->chain[slot].at, &here) > 0)
 					continue;
 			} else {
 				h->nchain++;
 			}
-			h->chain[slot].t = t;
-			h->chain[slot].stream = k->si;
+			h->chain[slot].at = here;
 			h->chain[slot].type = type;
 		}
 	}
@@ -219,8 +230,11 @@ static ALWAYS_INLINE void end_slice(walk *k, int64_t t, const emit *e, int64_t g
 	} else if (mode == MODE_WAITER && k->seek->found && !k->seek->done) {
 		wseek *q = k->seek;
 		q->done = 1;
-		if (t < q->te) {
+		if (k->key == q->te)
+			q->tie_end = 1;
+		if (k->key < q->te) {
 			q->stopped = 1;
+			q->stop = (opos){k->key, k->si, t};
 			sl.start = q->sl.start;
 			sl.start_ev = q->sl.start_ev;
 			q->sl = sl;
@@ -252,8 +266,34 @@ static ALWAYS_INLINE int apply(walk *k, int64_t t, const emit *e, const int mode
 	}
 	if (mode == MODE_WAITER) {
 		wseek *q = k->seek;
-		if (!q->passed && t > q->ts) {
+		if (q->bylocal) {
+			if (t >= q->ts) {
+				q->key = k->key;
+				q->done = 1;
+			}
+			return 0;
+		}
+		/* Events whose key is the pause's come before it here; if
+		 * they start or end this stream's slice, Go's order may say
+		 * otherwise (wseek.tie). */
+		if (!q->passed && k->key < q->ts)
+			q->pk = k->key;
+		if (!q->passed && k->key == q->ts && !q->tie_seen) {
+			q->tie_seen = 1;
+			q->pre_open = st->open;
+			q->pre_g = st->g;
+			q->pre_start = st->start;
+		}
+		if (!q->passed && (k->key > q->ts || (q->after && k->key == q->ts))) {
 			q->passed = 1;
+			if (q->tie_seen && !q->after &&
+			    (q->pre_open != st->open ||
+			     (st->open && (q->pre_g != st->g || q->pre_start != st->start))))
+				q->tie = 1;
+			if (q->pkonly) {
+				q->done = 1;
+				return 0;
+			}
 			if (st->open) {
 				q->found = 1;
 				q->sl.start = st->start;
@@ -285,6 +325,8 @@ static ALWAYS_INLINE int apply(walk *k, int64_t t, const emit *e, const int mode
 
 int scan_apply(walk *k, int64_t t, const emit *e)
 {
+	if (k->s->v1)
+		k->key = t; /* v1 local times are Go's */
 	return apply(k, t, e, k->mode);
 }
 
@@ -297,12 +339,13 @@ static int add_stw(walk *k, int64_t t, uint64_t kind)
 	mstate *st = &k->st;
 	if (st->stw_open) {
 		w->stw[st->stw].end = t;
+		w->stw[st->stw].kend = k->key;
 		w->stw[st->stw].truncated = 1;
 		w->stw[st->stw].open = 0;
 	}
 	if (gtr_grow(&w->stw, &w->capstw, w->nstw + 1, sizeof *w->stw) < 0)
 		return GTR_E_NOMEM;
-	w->stw[w->nstw] = (cstw){.start = t, .g = st->g, .p = st->p, .kind = kind, .gen = k->gen,
+	w->stw[w->nstw] = (cstw){.start = t, .kstart = k->key, .g = st->g, .p = st->p, .kind = kind, .gen = k->gen,
 				 .stream = k->si, .open = 1};
 	st->stw = w->nstw++;
 	st->stw_open = 1;
@@ -494,6 +537,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		if (mode == MODE_PASS1) {
 			if (st->stw_open) {
 				w->stw[st->stw].end = t;
+				w->stw[st->stw].kend = k->key;
 				w->stw[st->stw].open = 0;
 				st->stw_open = 0;
 			} else {
@@ -546,6 +590,7 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		const gtr_v2_batch *bt = &ix->batches[b->b];
 		const uint8_t *p = s->t->data + bt->data, *end = p + bt->len;
 		double npt = ix->gens[gen].ns_per_tick;
+		const int64_t koff = s->koff[gen];
 		/* A whole ns_per_tick (Go 1.26 on Linux: 64) times a tick count
 		 * below 2^53 / it is exact in a double: the product is Go's. */
 		uint64_t whole = npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt ? (uint64_t)npt : 0;
@@ -594,6 +639,7 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 			int64_t raw = (int64_t)(d + (uint64_t)clast);
 			clast = raw;
 			int64_t t = scan_tick(st, raw);
+			k->key = scan_okey(st, raw, koff);
 			const uint64_t *a = v + 1;
 			if (mode == MODE_PASS1)
 				w->events++;
@@ -604,6 +650,8 @@ static ALWAYS_INLINE int walk_v2_in(walk *k, size_t from, gtr_error *err, const 
 		}
 		scan_progress(k, bt->len);
 		if (mode == MODE_PASS1) {
+			if (st->okey > s->kmax[gen])
+				atomic_store_explicit(&s->keybad, 1, memory_order_relaxed);
 			s->cmin[sm->first + i] = k->cmin;
 			s->cmax[sm->first + i] = k->cmax;
 			if (st->last > w->genmax[gen])
@@ -820,6 +868,10 @@ static __attribute__((noinline)) int fast_rare(walk *k, fstate *f, const uint32_
 		a[j] = x;
 	}
 	fast_to_state(f, k);
+	/* Raw times only grow in a batch: k->st.okey is the batch's start's. */
+	k->key = f->raw + k->s->koff[k->gen];
+	if (k->key < k->st.okey)
+		k->key = k->st.okey;
 	int rc = step_v2(k, type, a, t, f->raw, MODE_PASS1);
 	fast_from_state(f, k);
 	return rc;
@@ -1002,6 +1054,7 @@ static int walk_v2_fast(walk *k, gtr_error *err)
 		fast_from_state(&f, k);
 		f.raw = ns_of(npt, bt->time);
 		f.nslices = 0;
+		const uint64_t events0 = events;
 		size_t iv = 0, nv = 0;
 		int rc = 0;
 		for (;;) {
@@ -1040,6 +1093,14 @@ static int walk_v2_fast(walk *k, gtr_error *err)
 		if (rc)
 			return rc < 0 ? (rc == GTR_E_NOMEM ? scan_nomem(err) : rc) : rc;
 		fast_to_state(&f, k);
+		if (events != events0) {
+			/* The batch's last event (raw times only grow in a batch). */
+			int64_t key = f.raw + s->koff[gen];
+			if (key > st->okey)
+				st->okey = key;
+			if (st->okey > s->kmax[gen])
+				atomic_store_explicit(&s->keybad, 1, memory_order_relaxed);
+		}
 		w->nslices += f.nslices;
 		s->cmin[sm->first + i] = k->cmin;
 		s->cmax[sm->first + i] = k->cmax;
@@ -1145,6 +1206,7 @@ static void pass1_reset(scan *s, worker *ws, unsigned jobs, size_t ngens)
 			w->genmax[g] = INT64_MIN;
 	}
 	atomic_store(&s->retry, 0);
+	atomic_store(&s->keybad, 0);
 	atomic_store(&s->done, 0);
 	s->told = 0;
 }
@@ -1212,6 +1274,9 @@ static int build_streams(scan *s)
 	s->snaps = malloc((ix->nmb ? ix->nmb : 1) * sizeof *s->snaps);
 	s->gensync = malloc((ix->ngens + 1) * sizeof *s->gensync);
 	s->genend = malloc((ix->ngens + 1) * sizeof *s->genend);
+	s->koff = malloc((ix->ngens + 1) * sizeof *s->koff);
+	s->kmax = malloc((ix->ngens + 1) * sizeof *s->kmax);
+	s->endraw = malloc((ix->nms ? ix->nms : 1) * sizeof *s->endraw);
 	s->gen_of = malloc((ix->nms ? ix->nms : 1) * sizeof *s->gen_of);
 	s->ncpub = 0;
 	for (size_t b = 0; b < ix->nbatches; b++)
@@ -1220,7 +1285,7 @@ static int build_streams(scan *s)
 	s->endn = malloc((ix->nms + s->ncpub + 1) * sizeof *s->endn);
 	s->endpeak = malloc((ix->nms + s->ncpub + 1) * sizeof *s->endpeak);
 	if (!idx || !s->sb || !s->streams || !s->order || !s->snaps || !s->gensync ||
-	    !s->genend || !s->gen_of || !s->cpub || !s->endn || !s->endpeak) {
+	    !s->genend || !s->koff || !s->kmax || !s->endraw || !s->gen_of || !s->cpub || !s->endn || !s->endpeak) {
 		free(idx);
 		return GTR_E_NOMEM;
 	}
@@ -1301,7 +1366,7 @@ static inline unsigned end_ticks(unsigned type)
  * wrong with it, if anything is).
  */
 static int last_batch_fast(scan *s, worker *w, const gtr_v2_batch *bt, double npt, uint64_t *pn,
-			   int64_t *ppeak)
+			   int64_t *ppeak, int64_t *praw)
 {
 	if (!(npt >= 1 && npt <= 1048576 && npt == (double)(uint64_t)npt))
 		return FAST_RETRY;
@@ -1333,6 +1398,7 @@ static int last_batch_fast(scan *s, worker *w, const gtr_v2_batch *bt, double np
 	}
 	*pn = n;
 	*ppeak = peak;
+	*praw = last;
 	return 0;
 }
 
@@ -1342,11 +1408,13 @@ static int last_batch(scan *s, worker *w, size_t j, gtr_error *err)
 	const gtr_v2_mbatches *mb = &ix->ms[j];
 	s->endn[j] = 0;
 	s->endpeak[j] = INT64_MIN;
+	s->endraw[j] = INT64_MIN;
 	if (!mb->n)
 		return 0;
 	const size_t bi = ix->mb[mb->first + mb->n - 1];
 	const double npt = ix->gens[s->gen_of[j]].ns_per_tick;
-	if (s->fast && last_batch_fast(s, w, &ix->batches[bi], npt, &s->endn[j], &s->endpeak[j]) == 0)
+	if (s->fast && last_batch_fast(s, w, &ix->batches[bi], npt, &s->endn[j], &s->endpeak[j],
+				       &s->endraw[j]) == 0)
 		return 0;
 	gtr_v2_cursor c;
 	gtr_v2_raw ev;
@@ -1359,6 +1427,7 @@ static int last_batch(scan *s, worker *w, size_t j, gtr_error *err)
 		for (unsigned i = 0; i < k; i++)
 			peak = tick_from(peak, ev.time);
 		n += k;
+		s->endraw[j] = ev.time;
 	}
 	s->endn[j] = n;
 	s->endpeak[j] = peak;
@@ -1423,6 +1492,22 @@ static void chain_gens(scan *s)
 		s->gensync[g] = sync;
 		s->genend[g] = end;
 		prev = end;
+	}
+	/* Order keys (scan_okey): each generation's from above the previous
+	 * one's, its largest the raw time of the last event of an M's last
+	 * batch in it, which pass 1 checks (scan.keybad). */
+	int64_t kprev = INT64_MIN, off = 0;
+	for (size_t g = 0; g < ix->ngens; g++) {
+		int64_t lo = gtr_v2_ns(ix->gens[g].ns_per_tick, ix->gens[g].min_ts), hi = INT64_MIN;
+		if (kprev != INT64_MIN && lo + off <= kprev)
+			off = kprev - lo + 1;
+		for (size_t j = ix->gens[g].ms_first; j < ix->gens[g].ms_first + ix->gens[g].nms; j++)
+			if (s->endn[j] && s->endraw[j] > hi)
+				hi = s->endraw[j];
+		s->koff[g] = off;
+		s->kmax[g] = hi == INT64_MIN ? INT64_MIN : hi + off;
+		if (hi != INT64_MIN && hi + off > kprev)
+			kprev = hi + off;
 	}
 }
 
@@ -1511,15 +1596,21 @@ static int cmp_track(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The first batch of stream si whose state was recorded at t or later
- * (its events are all later than t), or the stream's length. */
+/* The order key recorded before sb entry i (v1: the local time). */
+static inline int64_t snap_key(const scan *s, size_t i)
+{
+	return s->v1 ? s->snaps[i].last : s->snaps[i].okey;
+}
+
+/* The first batch of stream si whose state was recorded at key t or
+ * later (its events are all t or later), or the stream's length. */
 static size_t first_at(const scan *s, uint32_t si, int64_t t)
 {
 	const stream *sm = &s->streams[si];
 	size_t lo = 0, hi = sm->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->snaps[sm->first + mid].last < t)
+		if (snap_key(s, sm->first + mid) < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1527,8 +1618,8 @@ static size_t first_at(const scan *s, uint32_t si, int64_t t)
 	return lo;
 }
 
-/* The batch of stream si holding local time t: the last one whose
- * state was recorded before t. Returns its position in the stream. */
+/* The batch of stream si holding the events just after key t: the last
+ * one whose state was recorded before t. Returns its position in the stream. */
 static size_t locate(const scan *s, uint32_t si, int64_t t)
 {
 	size_t i = first_at(s, si, t);
@@ -1542,32 +1633,102 @@ typedef struct pwait {
 	size_t n, cap;
 } pwait;
 
+static int cmp_stop(const void *a, const void *b)
+{
+	return opos_cmp(a, b);
+}
+
+/*
+ * The slice stream si runs when the pause p starts, and whether it stops
+ * before p ends (wseek). With `after`, the stream's events whose key is
+ * p's start come after it; with `pkonly`, only wseek.pk is wanted.
+ */
+static int seek_waiter(scan *s, const cstw *p, uint32_t si, int after, int pkonly, worker *w0,
+		       wseek *q, gtr_error *err)
+{
+	const stream *sm = &s->streams[si];
+	*q = (wseek){.ts = p->kstart, .te = p->open ? INT64_MAX : p->kend, .pk = INT64_MIN,
+		     .after = after, .pkonly = pkonly};
+	if (!sm->n)
+		return 0;
+	size_t from = locate(s, si, p->kstart);
+	if (snap_key(s, sm->first + from) >= p->kstart)
+		return 0; /* the stream starts after the pause did */
+	walk k = {.s = s, .w = w0, .si = si, .to = sm->n, .mode = MODE_WAITER, .seek = q};
+	k.st = s->snaps[sm->first + from];
+	return walk_stream(&k, from, err);
+}
+
 static int find_waiters(scan *s, const cstw *p, pwait *pw, worker *w0, gtr_error *err)
 {
-	for (uint32_t si = 0; si < s->nstreams; si++) {
+	opos *stops = NULL; /* where each waiter stopped; t: its index in pw->w */
+	size_t cap = 0;
+	wseek *qs = malloc((s->nstreams ? s->nstreams : 1) * sizeof *qs);
+	if (!qs)
+		return scan_nomem(err);
+	int rc = 0;
+	for (uint32_t si = 0; si < s->nstreams && rc >= 0; si++)
+		rc = seek_waiter(s, p, si, 0, si == p->stream && !s->v1, w0, &qs[si], err);
+	/*
+	 * v2: where an event of another M has the pause's key and starts or
+	 * ends its slice, Go's heap of Ms orders the two: the M it took the
+	 * previous event from (the largest key before the pause's) stays on
+	 * top while its events are not later. If that is neither M, which
+	 * comes first depends on the heap's layout: the ordered path answers.
+	 */
+	int64_t top = INT64_MIN;
+	uint32_t ltop = UINT32_MAX;
+	for (uint32_t si = 0; si < s->nstreams && rc >= 0; si++) {
+		if (qs[si].pk > top) {
+			top = qs[si].pk;
+			ltop = si;
+		} else if (qs[si].pk == top && top != INT64_MIN) {
+			ltop = UINT32_MAX; /* two Ms: the layout again */
+		}
+	}
+	for (uint32_t si = 0; si < s->nstreams && rc >= 0; si++) {
 		/* v2: the M that stopped the world runs the pause. (v1: the
 		 * goroutine that stopped it runs on; Go counts it.) */
 		if (si == p->stream && !s->v1)
 			continue;
-		const stream *sm = &s->streams[si];
-		if (!sm->n)
-			continue;
-		size_t from = locate(s, si, p->start);
-		if (s->snaps[sm->first + from].last >= p->start)
-			continue; /* the stream starts after the pause did */
-		wseek q = {.ts = p->start, .te = p->open ? INT64_MAX : p->end};
-		walk k = {.s = s, .w = w0, .si = si, .to = sm->n, .mode = MODE_WAITER, .seek = &q};
-		k.st = s->snaps[sm->first + from];
-		int rc = walk_stream(&k, from, err);
+		wseek q = qs[si];
+		if (!s->v1 && q.tie && ltop == p->stream)
+			rc = seek_waiter(s, p, si, 1, 0, w0, &q, err);
+		else if (!s->v1 && q.tie && ltop != si)
+			s->waiter_tie = 1;
 		if (rc < 0)
-			return rc;
+			break;
+		if (!s->v1 && q.tie_end)
+			s->waiter_tie = 1;
 		if (!q.found || !q.stopped || q.sl.g == p->g)
 			continue;
-		if (gtr_grow(&pw->w, &pw->cap, pw->n + 1, sizeof *pw->w) < 0)
-			return scan_nomem(err);
+		if (gtr_grow(&pw->w, &pw->cap, pw->n + 1, sizeof *pw->w) < 0 ||
+		    gtr_grow(&stops, &cap, pw->n + 1, sizeof *stops) < 0) {
+			rc = scan_nomem(err);
+			break;
+		}
+		stops[pw->n] = q.stop;
+		stops[pw->n].t = (int64_t)pw->n;
 		pw->w[pw->n++] = q.sl;
 	}
-	return 0;
+	/*
+	 * Each stopped after the pause began, in the order of their keys, as
+	 * in Go's order, whose times only grow; local times of different Ms
+	 * may not say so where a generation's start piles events up (scan.h):
+	 * such a stop is shown 1 ns after the pause's start or the previous stop.
+	 */
+	if (pw->n > 1)
+		qsort(stops, pw->n, sizeof *stops, cmp_stop);
+	int64_t prev = p->start;
+	for (size_t i = 0; i < pw->n; i++) {
+		cslice *c = &pw->w[stops[i].t];
+		if (c->end <= prev)
+			c->end = prev + 1;
+		prev = c->end;
+	}
+	free(stops);
+	free(qs);
+	return rc < 0 ? rc : 0;
 }
 
 static int cmp_stw_dur(const void *a, const void *b, void *ctx)
@@ -1638,12 +1799,40 @@ static size_t longest_stw(const cstw *stw, size_t nstw, size_t nshow, size_t *by
 	return m;
 }
 
-static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, uint32_t si, int at_start)
+static int add_track(scan *s, size_t *cap, int64_t g, int64_t start, int64_t key, uint32_t si,
+		     int at_start)
 {
 	if (gtr_grow(&s->tracks, cap, s->ntracks + 1, sizeof *s->tracks) < 0)
 		return GTR_E_NOMEM;
-	s->tracks[s->ntracks++] = (track){.g = g, .start = start, .stream = si,
+	s->tracks[s->ntracks++] = (track){.g = g, .start = start, .key = key, .stream = si,
 					  .at_start_resume = (uint8_t)at_start};
+	return 0;
+}
+
+/* The order key of the event of stream si at local time t (v1: t). */
+static int key_at(scan *s, worker *w0, uint32_t si, int64_t t, int64_t *key, gtr_error *err)
+{
+	*key = t;
+	if (s->v1)
+		return 0;
+	const stream *sm = &s->streams[si];
+	size_t lo = 0, hi = sm->n; /* the first batch whose state was recorded at t or later */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->snaps[sm->first + mid].last < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t from = lo ? lo - 1 : 0;
+	wseek q = {.ts = t, .bylocal = 1};
+	walk k = {.s = s, .w = w0, .si = si, .to = sm->n, .mode = MODE_WAITER, .seek = &q};
+	k.st = s->snaps[sm->first + from];
+	int rc = walk_stream(&k, from, err);
+	if (rc < 0)
+		return rc;
+	if (q.done)
+		*key = q.key;
 	return 0;
 }
 
@@ -1712,48 +1901,50 @@ typedef struct merged_hist {
 	uint8_t nchain;
 } merged_hist;
 
+typedef struct chain_ev {
+	opos at;
+	uint16_t type;
+} chain_ev;
+
 static int cmp_chain(const void *a, const void *b)
 {
-	const int64_t *x = a, *y = b; /* t, then stream */
-	if (x[0] != y[0])
-		return x[0] < y[0] ? -1 : 1;
-	return x[1] < y[1] ? -1 : x[1] > y[1];
+	const chain_ev *x = a, *y = b;
+	return opos_cmp(&x->at, &y->at);
 }
 
 static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merged_hist *out)
 {
 	memset(out, 0, sizeof *out);
-	int64_t ct = -1, rt = -1;
+	opos ct = {.key = -1}, rt = {.key = -1};
 	int rkind = 0;
 	gtr_stackref rst = {0, 0};
-	int64_t all[64][3];
+	chain_ev all[64];
 	size_t n = 0;
 	for (unsigned i = 0; i < jobs; i++) {
 		const hist *h = &ws[i].hs[ti];
-		if (h->create_t >= 0 && h->create_t >= ct) {
-			ct = h->create_t;
+		if (h->create_at.key >= 0 && opos_cmp(&h->create_at, &ct) >= 0) {
+			ct = h->create_at;
 			out->create = h->create;
 		}
-		if (h->resume_t >= 0 && h->resume_t >= rt) {
-			rt = h->resume_t;
+		if (h->resume_at.key >= 0 && opos_cmp(&h->resume_at, &rt) >= 0) {
+			rt = h->resume_at;
 			rkind = h->resume_kind;
 			rst = h->resume;
 		}
 		for (size_t j = 0; j < h->nchain && n < 64; j++, n++) {
-			all[n][0] = h->chain[j].t;
-			all[n][1] = h->chain[j].stream;
-			all[n][2] = h->chain[j].type;
+			all[n].at = h->chain[j].at;
+			all[n].type = h->chain[j].type;
 		}
 	}
 	(void)s;
-	if (rt >= 0)
+	if (rt.key >= 0)
 		out->resume = rkind == 1 ? out->create : rst;
 	qsort(all, n, sizeof all[0], cmp_chain);
 	size_t first = n > GTR_CHAIN_LEN ? n - GTR_CHAIN_LEN : 0;
 	for (size_t j = first; j < n; j++) {
-		if (all[j][2] == 0xffff)
+		if (all[j].type == 0xffff)
 			continue; /* a creation seen only for its stack */
-		out->chain[out->nchain++] = (uint16_t)all[j][2];
+		out->chain[out->nchain++] = all[j].type;
 	}
 }
 
@@ -1778,7 +1969,7 @@ static void need_range(scan *s, uint8_t *need, uint32_t si, size_t lo, size_t hi
 /* A batch that may create a tracked goroutine before that track's start. */
 static int may_create(const scan *s, size_t sbi)
 {
-	int64_t lo = s->cmin[sbi], hi = s->cmax[sbi], at = s->snaps[sbi].last;
+	int64_t lo = s->cmin[sbi], hi = s->cmax[sbi], at = snap_key(s, sbi);
 	if (lo > hi)
 		return 0;
 	size_t a = 0, b = s->ntracks; /* the first track of a goroutine >= lo */
@@ -1792,7 +1983,7 @@ static int may_create(const scan *s, size_t sbi)
 	/* Tracks of one goroutine are in start order: its last starts latest. */
 	for (; a < s->ntracks && s->tracks[a].g <= hi; a++)
 		if ((a + 1 == s->ntracks || s->tracks[a + 1].g != s->tracks[a].g) &&
-		    s->tracks[a].start > at)
+		    (s->tracks[a].key > at || (!s->v1 && s->tracks[a].key == at)))
 			return 1;
 	return 0;
 }
@@ -1852,12 +2043,12 @@ static int history_known(const scan *s, const worker *ws, unsigned jobs, size_t 
 	size_t in = 0;
 	for (unsigned i = 0; i < jobs; i++) {
 		const hist *h = &ws[i].hs[ti];
-		if (h->create_t > create)
-			create = h->create_t;
-		if (h->resume_t > resume)
-			resume = h->resume_t;
+		if (h->create_at.key > create)
+			create = h->create_at.key;
+		if (h->resume_at.key > resume)
+			resume = h->resume_at.key;
 		for (size_t j = 0; j < h->nchain; j++)
-			in += h->chain[j].t >= tr->from;
+			in += h->chain[j].at.key >= tr->from;
 	}
 	int created = create >= 0 && create >= tr->from;
 	return (in >= CHAIN_KEEP || created) && resume >= 0 && resume >= tr->from;
@@ -1890,7 +2081,7 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 		w0 = 1;
 	for (size_t k = 0; k < s->ntracks; k++) {
 		track *tr = &s->tracks[k];
-		tr->from = tr->start - first > w0 ? tr->start - w0 : INT64_MIN;
+		tr->from = tr->key - first > w0 ? tr->key - w0 : INT64_MIN;
 	}
 	int rc = 0;
 	for (int round = 0;; round++) {
@@ -1900,7 +2091,8 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 			if (tr->done)
 				continue;
 			for (uint32_t si = 0; si < s->nstreams; si++) {
-				size_t hi = first_at(s, si, tr->start);
+				/* v2: events on other Ms with the start's key come before it (note). */
+				size_t hi = first_at(s, si, s->v1 ? tr->key : tr->key + 1);
 				if (hi > 0)
 					need_range(s, need, si, locate(s, si, tr->from), hi - 1);
 			}
@@ -1932,8 +2124,8 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 			track *tr = &s->tracks[k];
 			if (tr->done || (tr->done = (uint8_t)history_known(s, ws, jobs, k)))
 				continue;
-			int64_t w = tr->start - tr->from;
-			tr->from = w <= (tr->start - first) / 4 ? tr->start - 4 * w : INT64_MIN;
+			int64_t w = tr->key - tr->from;
+			tr->from = w <= (tr->key - first) / 4 ? tr->key - 4 * w : INT64_MIN;
 		}
 	}
 	free(need);
@@ -2053,6 +2245,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		fallback = give_up(info, "an error in pass 1");
 		goto out;
 	}
+	if (!s.v1 && atomic_load(&s.keybad)) {
+		fallback = give_up(info, "an M's events of a generation are not in time order across its "
+					 "batches: only Go's order can tell");
+		goto out;
+	}
 
 	/* The trace's end: its latest event, then (v2) the closing Sync.
 	 * v1 times count from the first event already. */
@@ -2124,7 +2321,13 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 	for (size_t i = 0; i < nstw; i++) {
 		if (stw[i].open) {
 			stw[i].end = end_local;
+			stw[i].kend = INT64_MAX;
 			stw[i].truncated = 1;
+		}
+		if (s.v1) { /* v1 local times are Go's */
+			stw[i].kstart = stw[i].start;
+			if (!stw[i].open)
+				stw[i].kend = stw[i].end;
 		}
 		/* Pauses are serialised; on different Ms they may seem to
 		 * overlap by the few ns the threads' clocks disagree, which Go's
@@ -2192,6 +2395,11 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 			goto out;
 		}
 	}
+	if (s.waiter_tie) {
+		fallback = give_up(info, "a goroutine starts or stops on one M at the very time a pause "
+					 "starts or ends on another: only Go's order can tell");
+		goto out;
+	}
 
 	t1 = gtr_seconds();
 	info->sec_waiters = t1 - t0;
@@ -2204,14 +2412,21 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		/* The event that started it set the stack it resumed at. */
 		int at = s.v1 ? all[i].start_ev == GTR_V1_GOSYSCALL
 			      : all[i].start_ev == GTR_V2_EV_GO_STATUS_STACK;
-		if (add_track(&s, &tcap, all[i].g, all[i].start, all[i].stream, at) < 0) {
+		int64_t key;
+		if (key_at(&s, &ws[0], all[i].stream, all[i].start, &key, err) < 0) {
+			rc = 0;
+			fallback = give_up(info, "an error in pass 2");
+			goto out;
+		}
+		if (add_track(&s, &tcap, all[i].g, all[i].start, key, all[i].stream, at) < 0) {
 			rc = scan_nomem(err);
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < npw; i++)
 		for (size_t j = 0; j < pw[i].n; j++)
-			if (add_track(&s, &tcap, pw[i].w[j].g, stw[pw[i].stw].start, UINT32_MAX, 0) < 0) {
+			if (add_track(&s, &tcap, pw[i].w[j].g, stw[pw[i].stw].start, stw[pw[i].stw].kstart,
+				      UINT32_MAX, 0) < 0) {
 				rc = scan_nomem(err);
 				goto out;
 			}
@@ -2229,9 +2444,19 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 			goto out;
 		}
 		for (size_t j = 0; j < s.ntracks; j++)
-			ws[i].hs[j].create_t = ws[i].hs[j].resume_t = -1;
+			ws[i].hs[j].create_at.key = ws[i].hs[j].resume_at.key = -1;
 	}
-	rc = fetch_history(&s, ws, jobs, s.v1 ? 0 : base, end_local - (s.v1 ? 0 : base), info, err);
+	if (s.v1) {
+		rc = fetch_history(&s, ws, jobs, 0, end_local, info, err);
+	} else {
+		/* Order keys: from the first generation's first to the last's largest. */
+		int64_t kfirst = s.koff[0] + gtr_v2_ns(ix->gens[0].ns_per_tick, ix->gens[0].min_ts);
+		int64_t klast = kfirst;
+		for (size_t g = 0; g < ix->ngens; g++)
+			if (s.kmax[g] > klast)
+				klast = s.kmax[g];
+		rc = fetch_history(&s, ws, jobs, kfirst, klast - kfirst + 1, info, err);
+	}
 	info->sec_pass2 = gtr_seconds() - t0;
 	if (rc < 0 ||
 	    (s.v1 && (rc = scan_v1_samples(&s, &ws[0], err)) < 0)) {
@@ -2367,6 +2592,9 @@ out:
 	free(s.snaps);
 	free(s.gensync);
 	free(s.genend);
+	free(s.koff);
+	free(s.kmax);
+	free(s.endraw);
 	free(s.gen_of);
 	free(s.cpub);
 	free(s.endn);

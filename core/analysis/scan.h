@@ -22,13 +22,25 @@
  * differs from it by the number of events of other threads in such a
  * pile: at most 1 ns on every trace of the test corpus, 14 ns on a
  * 200 MB trace of Go 1.26 whose generations overlap by up to 22 ms
- * (tests/scantest.sh checks 1 us). Ties in a goroutine's last events
- * between threads are broken by time, then by M.
+ * (tests/scantest.sh checks 1 us; in Go's stress mode, a generation every
+ * few us, piles reach 5 us and it checks 10 us).
+ *
+ * What came first between threads (the goroutines still running when a
+ * pause began, a goroutine's last events and the stack it resumed at) is
+ * not read from those times but from order keys (scan_okey in
+ * scan_impl.h): generation, then the time Go's reader merges the threads
+ * by, then M. Where the keys of a pause's start and of another M's
+ * slice's start or end are equal, Go's reader takes first the M it read
+ * the previous event from; a waiter's stop that local times put before
+ * its pause's start is shown just after it.
  *
  * It runs gtr_greedy_run instead, and says why in `info`, for go 1.5
  * traces (ordered by sequence numbers), partial or lenient reads,
- * anything that was lost, broken batches, and stop-the-world pauses
- * that overlap. It does not check what Go's reader checks of the order
+ * anything that was lost, broken batches, stop-the-world pauses that
+ * overlap, and what only Go's global order can tell: such a tie of keys
+ * where neither M was read last, a waiter that stops at its pause's end's
+ * very key, an M whose events of a generation are not in time order
+ * across its batches. It does not check what Go's reader checks of the order
  * of events between threads, nor (v1) that the stacks events name
  * exist: a trace Go refuses for that still gets an answer here.
  */

@@ -39,6 +39,7 @@ typedef struct stream {
 typedef struct mstate {
 	int64_t g, p;     /* the goroutine and P the M holds, -1 none */
 	int64_t last;     /* local time of the previous event */
+	int64_t okey;     /* v2: order key of the previous event, 0 none (see scan_okey) */
 	int64_t start;    /* the open slice: local start time */
 	int64_t slice_p;
 	uint16_t start_ev;
@@ -66,6 +67,7 @@ typedef struct cslice {
 
 typedef struct cstw {
 	int64_t start, end;
+	int64_t kstart, kend; /* order keys (see scan_okey); v1: the local times */
 	int64_t g, p;
 	uint64_t kind;
 	uint32_t gen, stream;
@@ -83,7 +85,8 @@ typedef struct cprocs {
 typedef struct track {
 	int64_t g;
 	int64_t start;   /* local time of the slice start (or of the pause) */
-	int64_t from;    /* pass 2 has walked every batch of [from, start]; INT64_MIN: all before */
+	int64_t key;     /* its order key (see scan_okey) */
+	int64_t from;    /* pass 2 has walked every batch of keys [from, key]; INT64_MIN: all before */
 	uint32_t stream; /* where that event is */
 	uint8_t at_start_resume; /* the start event itself sets the resume stack */
 	uint8_t done;    /* its history is known */
@@ -95,17 +98,33 @@ typedef struct hunit {
 	size_t from, to;
 } hunit;
 
+/* Where an event is in the order pass 2 and the waiters go by: its
+ * order key, then its stream, then its local time (see scan_okey). */
+typedef struct opos {
+	int64_t key;
+	uint32_t stream;
+	int64_t t;
+} opos;
+
+static inline int opos_cmp(const opos *a, const opos *b)
+{
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
 /* What one worker found of one track. */
 typedef struct hist {
 	struct {
-		int64_t t;
-		uint32_t stream;
+		opos at;
 		uint16_t type;
 	} chain[CHAIN_KEEP];  /* ring, the latest first after sorting */
 	uint8_t nchain;
-	int64_t create_t;     /* -1: none */
+	opos create_at;       /* key -1: none */
 	gtr_stackref create;
-	int64_t resume_t;     /* -1: none */
+	opos resume_at;       /* key -1: none */
 	int resume_kind;      /* 0 stack, 1 create */
 	gtr_stackref resume;
 } hist;
@@ -159,6 +178,11 @@ struct scan {
 	mstate *snaps;        /* per sb entry: the state before its first event */
 	int64_t *gensync;     /* per generation: the local time of its Sync */
 	int64_t *genend;      /* per generation: the time of its last event */
+	int64_t *koff;        /* per generation: what its order keys add to Go's times */
+	int64_t *kmax;        /* per generation: the largest order key it may have */
+	int64_t *endraw;      /* per ms entry: Go's time of its last event (pre-pass) */
+	atomic_int keybad;    /* pass 1 met a key past kmax: order keys do not hold */
+	int waiter_tie;       /* a waiter walk met a key equal to its pause's (wseek.tie) */
 	uint32_t *gen_of;     /* per gtr_v2_index.ms entry: its generation */
 	/* The pre-pass, per ms entry then per CPU batch (see chain_gens). */
 	size_t *cpub;         /* the CPU-sample batches */
@@ -207,12 +231,23 @@ enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS };
 
 /* What a waiter walk is looking for, and finds. */
 typedef struct wseek {
-	int64_t ts, te;   /* the pause, local times */
+	int64_t ts, te;   /* the pause, order keys */
+	int bylocal;      /* only the order key of the event at local time ts: key */
+	int64_t key;
+	int after;        /* events with key ts come after the pause's start */
+	int pkonly;       /* only pk is wanted */
+	int64_t pk;       /* the key of the last event before ts, INT64_MIN none */
+	int tie;          /* an event with key ts starts or ends the slice */
+	int tie_end;      /* the slice ends at key te: Go's heap decides */
+	int tie_seen;     /* the state before the first event with key ts: */
+	uint8_t pre_open;
+	int64_t pre_g, pre_start;
 	int passed;       /* the walk has gone past ts */
 	int found;        /* a slice was open at ts */
 	int done;
 	cslice sl;        /* that slice; end set when it stopped before te */
 	int stopped;
+	opos stop;        /* where it stopped */
 } wseek;
 
 typedef struct walk {
@@ -222,6 +257,7 @@ typedef struct walk {
 	size_t to;        /* the walk stops before this batch of the stream */
 	int mode;
 	mstate st;
+	int64_t key;        /* order key of the event applied (v1: its local time) */
 	uint32_t gen;
 	int64_t cmin, cmax; /* pass 1: goroutine ids the batch creates (see scan.cmin) */
 	int64_t thr;        /* pass 1, v1 fast walk: scan_heap_threshold of the worker */
@@ -320,6 +356,29 @@ static inline int64_t scan_tick(mstate *st, int64_t raw)
 	int64_t t = raw > st->last ? raw : st->last + 1;
 	st->last = t;
 	return t;
+}
+
+/*
+ * v2: the order key of the next event of a stream, which Go's reader read
+ * at `raw` in a generation whose keys add koff (scan.koff). Go's reader
+ * puts every event of a generation after all of the previous one, and in
+ * a generation merges the Ms' events by the time it read (raw), not by
+ * the time it shows: where a generation's first events were written
+ * before the previous one's last, it shows them all at the previous
+ * one's end, one ns apart, in the order of their raw times. Local times
+ * lose that order between threads; order keys keep it: a key is the raw
+ * time plus the generation's offset, which puts every generation after
+ * the previous one, and no less than the stream's previous key. Events of
+ * different threads whose keys are equal Go orders by how its heap of
+ * threads happens to be, which no thread alone can know (see wseek.tie).
+ */
+static inline int64_t scan_okey(mstate *st, int64_t raw, int64_t koff)
+{
+	int64_t k = (int64_t)((uint64_t)raw + (uint64_t)koff);
+	if (k < st->okey)
+		k = st->okey;
+	st->okey = k;
+	return k;
 }
 
 /*
