@@ -1126,6 +1126,7 @@ static void mstate_init(mstate *st)
 }
 
 static int last_batch(scan *s, worker *w, size_t j, gtr_error *err);
+static int pile_walk(scan *s, size_t j, gtr_error *err);
 static int cpu_batch(scan *s, size_t j, gtr_error *err);
 
 static void *work(void *arg)
@@ -1133,11 +1134,20 @@ static void *work(void *arg)
 	worker *w = arg;
 	scan *s = w->s;
 	size_t n = s->pass == MODE_ENDS ? s->ix->nms + s->ncpub
+		   : s->pass == MODE_PILE ? s->ix->nms
 		   : s->pass == MODE_PASS2 ? s->nunits : s->nstreams;
 	for (;;) {
 		size_t j = atomic_fetch_add(&s->next, 1);
 		if (j >= n)
 			break;
+		if (s->pass == MODE_PILE) {
+			int rc = pile_walk(s, j, &w->err);
+			if (rc < 0) {
+				w->rc = rc;
+				break;
+			}
+			continue;
+		}
 		if (s->pass == MODE_ENDS) {
 			int rc = j < s->ix->nms ? last_batch(s, w, j, &w->err)
 						: cpu_batch(s, j - s->ix->nms, &w->err);
@@ -1277,6 +1287,9 @@ static int build_streams(scan *s)
 	s->koff = malloc((ix->ngens + 1) * sizeof *s->koff);
 	s->kmax = malloc((ix->ngens + 1) * sizeof *s->kmax);
 	s->endraw = malloc((ix->nms ? ix->nms : 1) * sizeof *s->endraw);
+	s->pilen = malloc((ix->nms ? ix->nms : 1) * sizeof *s->pilen);
+	s->pilehi = malloc((ix->nms ? ix->nms : 1) * sizeof *s->pilehi);
+	s->pileall = malloc((ix->nms ? ix->nms : 1) * sizeof *s->pileall);
 	s->gen_of = malloc((ix->nms ? ix->nms : 1) * sizeof *s->gen_of);
 	s->ncpub = 0;
 	for (size_t b = 0; b < ix->nbatches; b++)
@@ -1285,7 +1298,7 @@ static int build_streams(scan *s)
 	s->endn = malloc((ix->nms + s->ncpub + 1) * sizeof *s->endn);
 	s->endpeak = malloc((ix->nms + s->ncpub + 1) * sizeof *s->endpeak);
 	if (!idx || !s->sb || !s->streams || !s->order || !s->snaps || !s->gensync ||
-	    !s->genend || !s->koff || !s->kmax || !s->endraw || !s->gen_of || !s->cpub || !s->endn || !s->endpeak) {
+	    !s->genend || !s->koff || !s->kmax || !s->endraw || !s->pilen || !s->pilehi || !s->pileall || !s->gen_of || !s->cpub || !s->endn || !s->endpeak) {
 		free(idx);
 		return GTR_E_NOMEM;
 	}
@@ -1464,6 +1477,93 @@ static int cpu_batch(scan *s, size_t j, gtr_error *err)
 	s->endn[ix->nms + j] = n;
 	s->endpeak[ix->nms + j] = peak;
 	return 0;
+}
+
+/*
+ * Piles. Where a generation's first events were written before the
+ * previous one's last, Go's reader shows them all after its Sync, one ns
+ * apart across all threads, where a stream spaces only its own: a time
+ * there may be early by about the number of the other threads' events in
+ * the pile. pile_walk counts, for ms entry j, the events its walk pushes
+ * later than written from the generation's Sync on, until one is not.
+ */
+static int pile_walk(scan *s, size_t j, gtr_error *err)
+{
+	const gtr_v2_index *ix = s->ix;
+	const gtr_v2_mbatches *mb = &ix->ms[j];
+	const uint32_t g = s->gen_of[j];
+	const double npt = ix->gens[g].ns_per_tick;
+	int64_t last = s->gensync[g];
+	uint64_t n = 0;
+	s->pilen[j] = 0;
+	s->pilehi[j] = INT64_MIN;
+	s->pileall[j] = 0;
+	for (size_t q = 0; q < mb->n; q++) {
+		gtr_v2_cursor c;
+		gtr_v2_raw ev;
+		int rc;
+		gtr_v2_cursor_init(&c, s->t, ix->mb[mb->first + q], npt);
+		while ((rc = gtr_v2_cursor_next(&c, &ev, err)) > 0) {
+			if (ev.time > last)
+				goto caught_up;
+			const unsigned k = end_ticks(ev.type);
+			last += k;
+			n += k;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	s->pileall[j] = n > 0;
+caught_up:
+	s->pilen[j] = n;
+	s->pilehi[j] = n ? last : INT64_MIN;
+	return 0;
+}
+
+/*
+ * Whether local time t may be off Go's by more than SCAN_PILE_MAX:
+ * it lies in generation g's pile (from its Sync to the last pushed
+ * event of any M) of more events than that, counting the pile of the
+ * previous generation when it lasts to that one's end (the Sync comes
+ * as early as its end then). pilemax[g]: that count.
+ */
+static int in_big_pile(const scan *s, const uint64_t *pilemax, int64_t t)
+{
+	const gtr_v2_index *ix = s->ix;
+	size_t lo = 0, hi = ix->ngens; /* the last generation whose Sync is not after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->gensync[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	const size_t g = lo - 1;
+	if (pilemax[g] <= SCAN_PILE_MAX)
+		return 0;
+	for (size_t j = ix->gens[g].ms_first; j < ix->gens[g].ms_first + ix->gens[g].nms; j++)
+		if (s->pilen[j] && t <= s->pilehi[j])
+			return 1;
+	return 0;
+}
+
+/* pilemax[g] for in_big_pile. */
+static void pile_sizes(const scan *s, uint64_t *pilemax)
+{
+	const gtr_v2_index *ix = s->ix;
+	uint64_t carry = 0;
+	for (size_t g = 0; g < ix->ngens; g++) {
+		uint64_t n = 0;
+		int all = 0;
+		for (size_t j = ix->gens[g].ms_first; j < ix->gens[g].ms_first + ix->gens[g].nms; j++) {
+			n += s->pilen[j];
+			all |= s->pileall[j];
+		}
+		pilemax[g] = n + carry;
+		carry = all ? pilemax[g] : 0;
+	}
 }
 
 /* After the pre-pass: each generation's Sync and end, in order. */
@@ -2222,8 +2322,13 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		fallback = give_up(info, "an error in a generation's last batch");
 		goto out;
 	}
-	if (!s.v1)
+	if (!s.v1) {
 		chain_gens(&s);
+		if (run_pass(&s, ws, jobs, MODE_PILE, err) < 0) {
+			fallback = give_up(info, "an error in a generation's first batches");
+			goto out;
+		}
+	}
 	t1 = gtr_seconds();
 	info->sec_ends = t1 - t0;
 	t0 = t1;
@@ -2392,6 +2497,31 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		if ((rc = find_waiters(&s, &stw[byd[i]], &pw[i], &ws[0], err)) < 0) {
 			rc = 0;
 			fallback = give_up(info, "an error looking for waiters");
+			goto out;
+		}
+	}
+	if (!s.v1) {
+		/* What gets printed must not lie in a big pile (in_big_pile). */
+		uint64_t *pilemax = malloc((ix->ngens ? ix->ngens : 1) * sizeof *pilemax);
+		if (!pilemax) {
+			rc = scan_nomem(err);
+			goto out;
+		}
+		pile_sizes(&s, pilemax);
+		int big = 0;
+		for (size_t i = 0; i < cut && !big; i++)
+			big = in_big_pile(&s, pilemax, all[i].start) || in_big_pile(&s, pilemax, all[i].end);
+		for (size_t i = 0; i < nstw && !big; i++)
+			big = in_big_pile(&s, pilemax, stw[i].start) || in_big_pile(&s, pilemax, stw[i].end);
+		for (size_t i = 0; i < nprocs && !big; i++)
+			big = in_big_pile(&s, pilemax, procs[i].ts);
+		for (size_t i = 0; i < npw && !big; i++)
+			for (size_t j = 0; j < pw[i].n && !big; j++)
+				big = in_big_pile(&s, pilemax, pw[i].w[j].end);
+		free(pilemax);
+		if (big) {
+			fallback = give_up(info, "a time shown is in a pile of over 10000 events Go's reader "
+						 "spaces 1 ns apart: only Go's order can tell");
 			goto out;
 		}
 	}
@@ -2595,6 +2725,9 @@ out:
 	free(s.koff);
 	free(s.kmax);
 	free(s.endraw);
+	free(s.pilen);
+	free(s.pilehi);
+	free(s.pileall);
 	free(s.gen_of);
 	free(s.cpub);
 	free(s.endn);

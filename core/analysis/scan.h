@@ -23,7 +23,9 @@
  * pile: at most 1 ns on every trace of the test corpus, 14 ns on a
  * 200 MB trace of Go 1.26 whose generations overlap by up to 22 ms
  * (tests/scantest.sh checks 1 us; in Go's stress mode, a generation every
- * few us, piles reach 5 us and it checks 10 us).
+ * few us, piles reach 5 us and it checks 10 us). A time shown in a pile
+ * of more than SCAN_PILE_MAX events (scan_impl.h) sends it to the ordered
+ * path.
  *
  * What came first between threads (the goroutines still running when a
  * pause began, a goroutine's last events and the stack it resumed at) is

@@ -181,6 +181,9 @@ struct scan {
 	int64_t *koff;        /* per generation: what its order keys add to Go's times */
 	int64_t *kmax;        /* per generation: the largest order key it may have */
 	int64_t *endraw;      /* per ms entry: Go's time of its last event (pre-pass) */
+	uint64_t *pilen;      /* per ms entry: events its generation's Sync pushes later */
+	int64_t *pilehi;      /* and the local time of the last of them, INT64_MIN none */
+	uint8_t *pileall;     /* 1: it pushes all of them (the generation ends in the pile) */
 	atomic_int keybad;    /* pass 1 met a key past kmax: order keys do not hold */
 	int waiter_tie;       /* a waiter walk met a key equal to its pause's (wseek.tie) */
 	uint32_t *gen_of;     /* per gtr_v2_index.ms entry: its generation */
@@ -227,7 +230,11 @@ struct scan {
 	uint32_t gomax_si;    /* local time and stream; INT64_MAX: none */
 };
 
-enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS };
+enum { MODE_PASS1 = 1, MODE_WAITER, MODE_PASS2, MODE_ENDS, MODE_PILE };
+
+/* A printed time in a generation's start pile of more events than this
+ * (see pile_walk in scan.c) sends greedy to the ordered path. */
+#define SCAN_PILE_MAX 10000
 
 /* What a waiter walk is looking for, and finds. */
 typedef struct wseek {
