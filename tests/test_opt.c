@@ -146,3 +146,141 @@ Test(opt, find)
 	cr_assert_null(gtr_opt_find(cmd, "to", 2, 0));
 	cr_assert_null(gtr_opt_find(cmd, NULL, 0, 'x'));
 }
+
+/*
+ * The tables of the commands and their usage texts cannot drift apart:
+ * every option a command takes is in its `gtr CMD --help`, and every
+ * option that text names is one gtr takes.
+ */
+#include "core/cli/cli.h"
+
+/* Whether usage names flag ("--top", "-n") as a word: not inside another word or a longer flag. */
+static int names(const char *usage, const char *flag)
+{
+	size_t n = strlen(flag);
+	for (const char *p = strstr(usage, flag); p; p = strstr(p + 1, flag)) {
+		int before = p == usage || !(p[-1] == '-' || (p[-1] >= 'a' && p[-1] <= 'z') ||
+					     (p[-1] >= 'A' && p[-1] <= 'Z') || (p[-1] >= '0' && p[-1] <= '9'));
+		char c = p[n];
+		int after = !(c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
+		if (before && after)
+			return 1;
+	}
+	return 0;
+}
+
+static int in_table(const gtr_opt *tab, const char *flag)
+{
+	if (!tab)
+		return 0;
+	if (flag[1] == '-')
+		return gtr_opt_find(tab, flag + 2, strlen(flag + 2), 0) != NULL;
+	return gtr_opt_find(tab, NULL, 0, flag[1]) != NULL;
+}
+
+/* Calls fn on every flag usage names: "--word-word" and "-x", each begun after a space, '(', '[' or '`'. */
+static void each_flag(const char *usage, void (*fn)(const char *flag, void *ctx), void *ctx)
+{
+	for (const char *p = usage; *p; p++) {
+		if (*p != '-' || (p > usage && !strchr(" ([`\n", p[-1])))
+			continue;
+		char flag[64];
+		size_t n = 0;
+		if (p[1] == '-') {
+			flag[n++] = '-';
+			flag[n++] = '-';
+			const char *q = p + 2;
+			while (n < sizeof flag - 1 && ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-'))
+				flag[n++] = *q++;
+			while (n > 2 && flag[n - 1] == '-')
+				n--;
+			if (n == 2)
+				continue;
+		} else {
+			char c = p[1], d = p[2];
+			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+				continue;
+			if ((d >= 'a' && d <= 'z') || (d >= 'A' && d <= 'Z') || (d >= '0' && d <= '9') || d == '-')
+				continue;
+			flag[n++] = '-';
+			flag[n++] = c;
+		}
+		flag[n] = 0;
+		fn(flag, ctx);
+	}
+}
+
+static void known_to(const char *flag, void *ctx)
+{
+	const gtr_cli_command *c = ctx;
+	cr_expect(in_table(c->opts, flag) || in_table(c->shared, flag) || in_table(gtr_cli_global_opts(), flag),
+		  "gtr %s --help names %s, which gtr %s does not take", c->name, flag, c->name);
+}
+
+static void known_to_any(const char *flag, void *ctx)
+{
+	(void)ctx;
+	size_t n;
+	const gtr_cli_command *cmds = gtr_cli_commands(&n);
+	int found = in_table(gtr_cli_global_opts(), flag) || strcmp(flag, "--version") == 0;
+	for (size_t k = 0; k < n && !found; k++)
+		found = in_table(cmds[k].opts, flag) || in_table(cmds[k].shared, flag);
+	cr_expect(found, "gtr --help names %s, which no command takes", flag);
+}
+
+static void expect_described(const gtr_opt *tab, const char *usage, const char *usage_more, const char *name)
+{
+	for (const gtr_opt *o = tab; o && (o->name || o->short_name); o++) {
+		char flag[64];
+		if (o->name)
+			snprintf(flag, sizeof flag, "--%s", o->name);
+		else
+			snprintf(flag, sizeof flag, "-%c", o->short_name);
+		cr_expect(names(usage, flag) || (usage_more && names(usage_more, flag)),
+			  "gtr %s takes %s, which its --help does not name", name, flag);
+		if (o->name && o->short_name) {
+			/* Both spellings, as "-n, --top N". */
+			char both[80];
+			snprintf(both, sizeof both, "-%c, --%s", o->short_name, o->name);
+			cr_expect(strstr(usage, both) || (usage_more && strstr(usage_more, both)),
+				  "gtr %s --help does not say \"%s\"", name, both);
+		}
+	}
+}
+
+Test(cli_usage, every_option_of_a_command_is_in_its_usage_and_back)
+{
+	size_t n;
+	const gtr_cli_command *cmds = gtr_cli_commands(&n);
+	cr_assert_gt(n, 10);
+	for (size_t k = 0; k < n; k++) {
+		const gtr_cli_command *c = &cmds[k];
+		if (!c->opts)
+			continue; /* help and version: gtr's own usage */
+		expect_described(c->opts, c->usage, c->usage_more, c->name);
+		expect_described(c->shared, c->usage, c->usage_more, c->name);
+		each_flag(c->usage, known_to, (void *)c);
+		if (c->usage_more)
+			each_flag(c->usage_more, known_to, (void *)c);
+	}
+}
+
+Test(cli_usage, the_global_options_are_in_gtrs_usage_and_back)
+{
+	const gtr_opt *g = gtr_cli_global_opts();
+	for (const gtr_opt *o = g; o->name || o->short_name; o++) {
+		char flag[64];
+		snprintf(flag, sizeof flag, "--%s", o->name);
+		cr_expect(names(gtr_cli_usage(), flag), "gtr --help does not name the global option %s", flag);
+	}
+	each_flag(gtr_cli_usage(), known_to_any, NULL);
+}
+
+Test(cli_usage, the_scan_finds_flags_and_only_flags)
+{
+	cr_assert(names("  -n, --top N  the N", "--top"));
+	cr_assert(names("  -n, --top N  the N", "-n"));
+	cr_assert(!names("  --top-most", "--top"));
+	cr_assert(!names("a self-contained page", "-c"));
+	cr_assert(!names("go tool trace -pprof=TYPE", "-p"));
+}

@@ -134,6 +134,7 @@ static const char usage_report[] =
 	"                        (default 1000000)\n"
 	"  --threshold M=PCT     with B: the diff's thresholds (see gtr diff --help)\n"
 	"  --min-delta D         with B: a duration must also change by more than D\n"
+	"  --alpha A             with B: the U test's level (see gtr diff --help)\n"
 	"  --lenient             read what can be read of damaged traces\n"
 	"  --io=MODE             how to read the files: mmap, uring or read\n"
 	"  -v, --verbose         say on stderr how each file was read\n";
@@ -226,7 +227,7 @@ static const char usage_stats[] =
 	"                   sched, block, chan, select, sync, net, sleep, gc, other,\n"
 	"                   syscall, assist, slices, p50, p99, max, goroutines;\n"
 	"                   id and name sort ascending\n"
-	"  --top N          at most N rows per table (default 20 in text, all in\n"
+	"  -n, --top N      at most N rows per table (default 20 in text, all in\n"
 	"                   --json, --jsonl and --csv)\n"
 	"  --by WHAT        function, goroutine or both (default both)\n"
 	"  --json           the same content as JSON (schema gtr.stats.v1, README.md)\n"
@@ -339,7 +340,7 @@ static const char usage_diff[] =
 	"to A would be worse): swapping A and B swaps them.\n"
 	"\n"
 	"flags:\n"
-	"  -n N                  top slices and function rows to list (default 10)\n"
+	"  -n, --top N           top slices and function rows to list (default 10)\n"
 	"  --json                the same content as JSON (schema gtr.diff.v1, README.md)\n"
 	"  --threshold M=PCT     change a metric's threshold in percent, or turn it on\n"
 	"                        or off (M=off); repeatable or comma-separated; a\n"
@@ -395,7 +396,7 @@ static const char usage_check[] =
 	"  --max-runs N          runs a case keeps in the baseline (default 10)\n"
 	"  --fail-on-missing     a baseline case with no trace fails the check (exit\n"
 	"                        1; the default); --no-fail-on-missing only lists it\n"
-	"  -j N                  traces processed at once (default: the online CPUs)\n"
+	"  -j, --jobs N          traces processed at once (default: the online CPUs)\n"
 	"  --threshold M=PCT     a metric's threshold in percent, or M=off; repeatable\n"
 	"                        or comma-separated. Default: stw_per_exec=20,\n"
 	"                        gc_assist_per_exec=20, sched_wait_per_exec=20,\n"
@@ -533,33 +534,97 @@ static int duration_arg(const char *cmd, const char *flag, int m, const char *va
 	return -1;
 }
 
-typedef struct args {
-	int argc, i;
-	char **argv;
-	const char *cmd;
-} args;
+/* The value of an option that is missing, said as what it must be. */
+#define TAKES_DURATION "a duration such as 500us, 10ms or 1.5s"
+#define TAKES_IO "mmap, uring or read"
 
 /*
- * Matches flag `name` at the current position, with its value either
- * joined ("--to=5ms") or next ("--to 5ms"). Returns 1 and sets *val on a
- * match, 0 when the arg is something else, -1 when the value is missing.
+ * The global options, taken by every command anywhere on its line (and
+ * before the command). Their ids stay clear of the commands' (< 100).
  */
-static int flag_value(args *a, const char *name, const char **val)
+enum { G_HELP = 100, G_VERBOSE, G_MAX_INPUT, G_PROGRESS, G_NO_PROGRESS, G_COLOR, G_VERSION };
+static const gtr_opt global_opts[] = {
+	{"help", 'h', GTR_OPT_NONE, G_HELP, NULL, NULL},
+	{"verbose", 'v', GTR_OPT_NONE, G_VERBOSE, NULL, NULL},
+	{"max-input", 0, GTR_OPT_REQUIRED, G_MAX_INPUT, "SIZE", "a size in bytes, with K, M, G or T"},
+	{"progress", 0, GTR_OPT_NONE, G_PROGRESS, NULL, NULL},
+	{"no-progress", 0, GTR_OPT_NONE, G_NO_PROGRESS, NULL, NULL},
+	{"color", 0, GTR_OPT_OPTIONAL, G_COLOR, "WHEN", NULL},
+	{0},
+};
+/* Before the command only: gtr --version. */
+static const gtr_opt main_opts[] = {
+	{"version", 0, GTR_OPT_NONE, G_VERSION, NULL, NULL},
+	{0},
+};
+
+struct gtr_cli_args {
+	gtr_opt_parser p;
+	const gtr_cli_command *c;
+	const char *cmd; /* the command as typed (diagreedy for greedy) */
+};
+typedef struct gtr_cli_args args;
+
+/* What next_opt returns besides an option's id or the parser's codes. */
+enum { ARG_HELP = -100, ARG_USAGE = -101 };
+
+static int apply_global(args *a, int id);
+static void start_meter(const args *a);
+
+static void print_usage(const args *a, FILE *f)
 {
-	const char *arg = a->argv[a->i];
-	size_t n = strlen(name);
-	if (strncmp(arg, name, n) != 0)
-		return 0;
-	if (arg[n] == '=') {
-		*val = arg + n + 1;
-		return 1;
+	fputs(a->c ? a->c->usage : usage_main, f);
+	if (a->c && a->c->usage_more)
+		fputs(a->c->usage_more, f);
+}
+
+/*
+ * The next option of the command (its id, p.val its value) or operand
+ * (GTR_OPT_OPERAND, p.val), or GTR_OPT_END. The global options are
+ * applied here; -h and --help print the usage on stdout (ARG_HELP: exit
+ * 0); a mistake is said in one line, an unknown flag with the usage after
+ * it (ARG_USAGE: exit 2). At the end the progress meter starts.
+ */
+static int next_opt(args *a)
+{
+	for (;;) {
+		int id = gtr_opt_next(&a->p);
+		const char *flag = a->p.flag;
+		switch (id) {
+		case G_HELP:
+			print_usage(a, stdout);
+			return ARG_HELP;
+		case G_VERBOSE:
+		case G_MAX_INPUT:
+		case G_PROGRESS:
+		case G_NO_PROGRESS:
+		case G_COLOR:
+			if (apply_global(a, id) < 0)
+				return ARG_USAGE;
+			continue;
+		case GTR_OPT_UNKNOWN:
+			if (a->c)
+				say("%s: unknown flag %s", a->cmd, flag);
+			else
+				say("unknown flag %s%s", flag, "");
+			print_usage(a, stderr);
+			return ARG_USAGE;
+		case GTR_OPT_MISSING:
+			fprintf(stderr, "gtr: %s%s%s: needs %s\n", a->c ? a->cmd : "", a->c ? ": " : "", flag,
+				a->p.opt->takes ? a->p.opt->takes : "a value");
+			return ARG_USAGE;
+		case GTR_OPT_NO_VALUE:
+			fprintf(stderr, "gtr: %s%s%s takes no value (got %s=%s)\n", a->c ? a->cmd : "",
+				a->c ? ": " : "", flag, flag, nm(a->p.val));
+			return ARG_USAGE;
+		case GTR_OPT_END:
+			if (a->c)
+				start_meter(a);
+			return id;
+		default:
+			return id;
+		}
 	}
-	if (arg[n] != 0)
-		return 0;
-	if (a->i + 1 >= a->argc)
-		return -1;
-	*val = a->argv[++a->i];
-	return 1;
 }
 
 /* -v, --verbose: a global flag, taken out of argv by gtr_cli_main. */
@@ -611,6 +676,52 @@ static int use_color(int fd)
 	if ((no && *no) || (term && strcmp(term, "dumb") == 0))
 		return 0;
 	return isatty(fd);
+}
+
+/* A global option, wherever it is on the line. Returns 0, or -1 after saying what is wrong. */
+static int apply_global(args *a, int id)
+{
+	const char *v = a->p.val;
+	switch (id) {
+	case G_VERBOSE:
+		verbose = 1;
+		break;
+	case G_MAX_INPUT:
+		if (parse_size(v, &max_input) < 0) {
+			say("--max-input takes a size in bytes, with K, M, G or T (got %s)%s", v, "");
+			return -1;
+		}
+		break;
+	case G_PROGRESS:
+		progress_mode = GTR_METER_ON;
+		break;
+	case G_NO_PROGRESS:
+		progress_mode = GTR_METER_OFF;
+		break;
+	case G_COLOR:
+		if (!v || strcmp(v, "always") == 0)
+			color_mode = COLOR_ALWAYS;
+		else if (strcmp(v, "auto") == 0)
+			color_mode = COLOR_AUTO;
+		else if (strcmp(v, "never") == 0)
+			color_mode = COLOR_NEVER;
+		else {
+			say("--color takes auto, always or never (got %s)%s", v, "");
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Once the line is read: the progress meter, as --progress and --no-progress say. */
+static void start_meter(const args *a)
+{
+	/* A bar between lines of a dump on the same terminal would tear them. */
+	gtr_meter_mode pm = progress_mode;
+	if (pm == GTR_METER_AUTO && strcmp(a->c->name, "dump") == 0 && isatty(STDOUT_FILENO))
+		pm = GTR_METER_OFF;
+	gtr_meter_init(&meter, STDERR_FILENO, pm);
 }
 
 /* The library's progress, drawn on stderr; a finished pass erases it before anything is printed. */
@@ -911,8 +1022,41 @@ static int parse_count(const char *val, size_t *out)
 	return 0;
 }
 
-static int run_command(args *a, int cmd)
+/* Options of footprint, dump and greedy (each takes those of its table). */
+enum {
+	O_IO, O_LENIENT, O_JSON, O_TOP, O_DEPTH, O_FAST, O_ORDERED, O_JOBS, O_FAIL_OVER, O_STW_FAIL_OVER,
+	O_STACKS, O_TRANSITIONS, O_GOID, O_FROM, O_TO,
+};
+#define OPT_IO {"io", 0, GTR_OPT_REQUIRED, O_IO, "MODE", TAKES_IO}
+#define OPT_LENIENT {"lenient", 0, GTR_OPT_NONE, O_LENIENT, NULL, NULL}
+static const gtr_opt footprint_opts[] = {OPT_IO, OPT_LENIENT, {0}};
+static const gtr_opt dump_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"stacks", 0, GTR_OPT_NONE, O_STACKS, NULL, NULL},
+	{"transitions", 0, GTR_OPT_NONE, O_TRANSITIONS, NULL, NULL},
+	{NULL, 'g', GTR_OPT_REQUIRED, O_GOID, "GOID", "a goroutine id"},
+	{"from", 0, GTR_OPT_REQUIRED, O_FROM, "T", TAKES_DURATION},
+	{"to", 0, GTR_OPT_REQUIRED, O_TO, "T", TAKES_DURATION},
+	{0},
+};
+static const gtr_opt greedy_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"json", 0, GTR_OPT_NONE, O_JSON, NULL, NULL},
+	{NULL, 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"},
+	{"depth", 0, GTR_OPT_REQUIRED, O_DEPTH, "N", "a positive count"},
+	{"fast", 0, GTR_OPT_NONE, O_FAST, NULL, NULL},
+	{"ordered", 0, GTR_OPT_NONE, O_ORDERED, NULL, NULL},
+	{NULL, 'j', GTR_OPT_REQUIRED, O_JOBS, "N", "a thread count from 1 to 256"},
+	{"fail-over", 0, GTR_OPT_REQUIRED, O_FAIL_OVER, "D", TAKES_DURATION},
+	{"stw-fail-over", 0, GTR_OPT_REQUIRED, O_STW_FAIL_OVER, "D", TAKES_DURATION},
+	{0},
+};
+
+static int run_command(args *a)
 {
+	int cmd = a->c->which;
 	int dump = cmd == CMD_DUMP, greedy = cmd == CMD_GREEDY;
 	gtr_greedy_report_opts gopts = {.json = 0};
 	size_t top = 10, jobs = 0;
@@ -923,103 +1067,85 @@ static int run_command(args *a, int cmd)
 	gtr_io_mode io = GTR_IO_AUTO;
 	int lenient = 0;
 	const char *path = NULL;
-	const char *usage = dump ? usage_dump : greedy ? usage_greedy : usage_footprint;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val, *flag = a->p.flag;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+			break;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if (greedy && strcmp(arg, "--json") == 0) {
+			break;
+		case O_JSON:
 			gopts.json = 1;
-			continue;
-		}
-		if (greedy && ((m = flag_value(a, "-n", &val)) != 0 ||
-			       (m = flag_value(a, "--depth", &val)) != 0)) {
-			int n = arg[1] == 'n';
-			if (m < 0 || parse_count(val, n ? &top : &gopts.stack_depth) < 0) {
-				say("greedy: %s takes a positive count%s", n ? "-n" : "--depth", "");
+			break;
+		case O_TOP:
+		case O_DEPTH:
+			if (parse_count(val, id == O_TOP ? &top : &gopts.stack_depth) < 0) {
+				say("greedy: %s takes a positive count%s", id == O_TOP ? "-n" : "--depth", "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (greedy && strcmp(arg, "--fast") == 0) {
+			break;
+		case O_FAST:
 			ordered = 0;
-			continue;
-		}
-		if (greedy && strcmp(arg, "--ordered") == 0) {
+			break;
+		case O_ORDERED:
 			ordered = 1;
-			continue;
-		}
-		if (greedy && ((m = flag_value(a, "-j", &val)) != 0 ||
-			       (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9' &&
-				(val = arg + 2, m = 1)))) {
-			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 256) {
+			break;
+		case O_JOBS:
+			if (parse_count(val, &jobs) < 0 || jobs > 256) {
 				say("greedy: -j takes a thread count from 1 to 256%s%s", "", "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (greedy && ((m = flag_value(a, "--fail-over", &val)) != 0 ||
-			       (m = flag_value(a, "--stw-fail-over", &val)) != 0)) {
-			int stw = strncmp(arg, "--stw", 5) == 0;
-			if (duration_arg("greedy", stw ? "--stw-fail-over" : "--fail-over", m, val,
-					 stw ? &stw_fail_over : &fail_over) < 0)
+			break;
+		case O_FAIL_OVER:
+		case O_STW_FAIL_OVER: {
+			int stw = id == O_STW_FAIL_OVER;
+			if (duration_arg("greedy", flag, 1, val, stw ? &stw_fail_over : &fail_over) < 0)
 				return EXIT_USAGE;
 			*(stw ? &have_stw_fail : &have_fail) = 1;
-			continue;
+			break;
 		}
-		if (dump && strcmp(arg, "--stacks") == 0) {
+		case O_STACKS:
 			d.stacks = 1;
-			continue;
-		}
-		if (dump && strcmp(arg, "--transitions") == 0) {
+			break;
+		case O_TRANSITIONS:
 			d.transitions = 1;
-			continue;
-		}
-		if (dump && (m = flag_value(a, "-g", &val)) != 0) {
+			break;
+		case O_GOID: {
 			char *end;
-			long long g = m > 0 ? strtoll(val, &end, 10) : -1;
-			if (m < 0 || *val == 0 || *end || g < 0) {
+			long long g = strtoll(val, &end, 10);
+			if (*val == 0 || *end || g < 0) {
 				say("dump: -g takes a goroutine id%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			d.goid = g;
-			continue;
+			break;
 		}
-		if (dump && ((m = flag_value(a, "--from", &val)) != 0 ||
-			     (m = flag_value(a, "--to", &val)) != 0)) {
-			int from = strncmp(arg, "--from", 6) == 0;
-			if (duration_arg("dump", from ? "--from" : "--to", m, val, from ? &d.from : &d.to) < 0)
+		case O_FROM:
+		case O_TO:
+			if (duration_arg("dump", flag, 1, val, id == O_FROM ? &d.from : &d.to) < 0)
 				return EXIT_USAGE;
-			continue;
+			break;
+		case GTR_OPT_OPERAND:
+			if (path) {
+				say("%s: one trace file, please (got %s)", a->cmd, val);
+				return EXIT_USAGE;
+			}
+			path = val;
+			break;
 		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
-		if (path) {
-			say("%s: one trace file, please (got %s)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		path = arg;
 	}
 	if (!path) {
 		say("%s: no trace file given%s", a->cmd, "");
-		fputs(usage, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	opened op;
@@ -1083,43 +1209,54 @@ again:
 	return st;
 }
 
+enum { S_SORT = O_TO + 1, S_BY, S_JSONL, S_CSV };
+static const gtr_opt stats_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"json", 0, GTR_OPT_NONE, O_JSON, NULL, NULL},
+	{"jsonl", 0, GTR_OPT_NONE, S_JSONL, NULL, NULL},
+	{"csv", 0, GTR_OPT_NONE, S_CSV, NULL, NULL},
+	{"sort", 0, GTR_OPT_REQUIRED, S_SORT, "KEY", "a sort key (see gtr stats --help)"},
+	{"top", 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"},
+	{"by", 0, GTR_OPT_REQUIRED, S_BY, "WHAT", "function, goroutine or both"},
+	{0},
+};
+
 static int run_stats(args *a)
 {
 	gtr_stats_report_opts opts = {.sort = GTR_SK_EXEC};
 	int have_top = 0, lenient = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *path = NULL;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage_stats, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+			break;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (strcmp(arg, "--json") == 0 || strcmp(arg, "--csv") == 0 || strcmp(arg, "--jsonl") == 0) {
-			int f = strcmp(arg, "--jsonl") == 0 ? GTR_STATS_JSONL
-				: arg[2] == 'j'             ? GTR_STATS_JSON
-							    : GTR_STATS_CSV;
+			break;
+		case O_JSON:
+		case S_JSONL:
+		case S_CSV: {
+			int f = id == S_JSONL ? GTR_STATS_JSONL : id == O_JSON ? GTR_STATS_JSON : GTR_STATS_CSV;
 			if (opts.format && opts.format != f) {
 				say("stats: one of --json, --jsonl and --csv, please%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			opts.format = f;
-			continue;
+			break;
 		}
-		if ((m = flag_value(a, "--sort", &val)) != 0) {
-			int k = m > 0 ? gtr_stats_key_parse(val) : -1;
+		case S_SORT: {
+			int k = gtr_stats_key_parse(val);
 			if (k < 0) {
 				say("stats: --sort takes one of exec, sched, block, chan, select, sync, net, "
 				    "sleep, gc, other, syscall, assist, slices, p50, p99, max, goroutines, id, "
@@ -1127,43 +1264,39 @@ static int run_stats(args *a)
 				return EXIT_USAGE;
 			}
 			opts.sort = (gtr_stats_key)k;
-			continue;
+			break;
 		}
-		if ((m = flag_value(a, "--top", &val)) != 0 || (m = flag_value(a, "-n", &val)) != 0) {
-			if (m < 0 || parse_count(val, &opts.top) < 0) {
+		case O_TOP:
+			if (parse_count(val, &opts.top) < 0) {
 				say("stats: --top takes a positive count%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			have_top = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "--by", &val)) != 0) {
-			if (m > 0 && (strcmp(val, "function") == 0 || strcmp(val, "func") == 0))
+			break;
+		case S_BY:
+			if (strcmp(val, "function") == 0 || strcmp(val, "func") == 0)
 				opts.by = GTR_STATS_BY_FUNC;
-			else if (m > 0 && (strcmp(val, "goroutine") == 0 || strcmp(val, "g") == 0))
+			else if (strcmp(val, "goroutine") == 0 || strcmp(val, "g") == 0)
 				opts.by = GTR_STATS_BY_G;
-			else if (m > 0 && strcmp(val, "both") == 0)
+			else if (strcmp(val, "both") == 0)
 				opts.by = GTR_STATS_BY_BOTH;
 			else {
 				say("stats: --by takes function, goroutine or both%s%s", "", "");
 				return EXIT_USAGE;
 			}
-			continue;
+			break;
+		case GTR_OPT_OPERAND:
+			if (path) {
+				say("%s: one trace file, please (got %s)", a->cmd, val);
+				return EXIT_USAGE;
+			}
+			path = val;
+			break;
 		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage_stats, stderr);
-			return EXIT_USAGE;
-		}
-		if (path) {
-			say("%s: one trace file, please (got %s)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		path = arg;
 	}
 	if (!path) {
 		say("%s: no trace file given%s", a->cmd, "");
-		fputs(usage_stats, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	if (!have_top && opts.format == GTR_STATS_TEXT)
@@ -1256,10 +1389,38 @@ static int parse_goid(const char *val, int64_t *out)
 	return 0;
 }
 
-static int run_views(args *a, int which)
+enum { V_TYPE = S_CSV + 1, V_TASK, V_LOGS, V_INCLUDE, V_PER_P, V_WINDOW, V_TRANSITIONS };
+#define OPT_VIEWS_TOP {"top", 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"}
+#define OPT_VIEWS_DEPTH {"depth", 0, GTR_OPT_REQUIRED, O_DEPTH, "N", "a count (0 for every frame)"}
+#define OPT_VIEWS_JSON {"json", 0, GTR_OPT_NONE, O_JSON, NULL, NULL}
+static const gtr_opt tasks_opts[] = {
+	OPT_IO, OPT_LENIENT, OPT_VIEWS_JSON, OPT_VIEWS_TOP, OPT_VIEWS_DEPTH,
+	{"type", 0, GTR_OPT_REQUIRED, V_TYPE, "NAME", "a type name"},
+	{"task", 0, GTR_OPT_REQUIRED, V_TASK, "ID", "a task id"},
+	{"logs", 0, GTR_OPT_REQUIRED, V_LOGS, "N", "a count"},
+	{0},
+};
+static const gtr_opt regions_opts[] = {
+	OPT_IO, OPT_LENIENT, OPT_VIEWS_JSON, OPT_VIEWS_TOP, OPT_VIEWS_DEPTH,
+	{"type", 0, GTR_OPT_REQUIRED, V_TYPE, "NAME", "a type name"},
+	{0},
+};
+static const gtr_opt mmu_opts[] = {
+	OPT_IO, OPT_LENIENT, OPT_VIEWS_JSON,
+	{"include", 0, GTR_OPT_REQUIRED, V_INCLUDE, "LIST", "a comma-separated list of stw, background, assist, sweep"},
+	{"per-p", 0, GTR_OPT_NONE, V_PER_P, NULL, NULL},
+	{"window", 0, GTR_OPT_REQUIRED, V_WINDOW, "D", TAKES_DURATION},
+	{0},
+};
+static const gtr_opt goroutine_opts[] = {
+	OPT_IO, OPT_LENIENT, OPT_VIEWS_JSON, OPT_VIEWS_TOP, OPT_VIEWS_DEPTH,
+	{"transitions", 0, GTR_OPT_REQUIRED, V_TRANSITIONS, "N", "a count (0 for none)"},
+	{0},
+};
+
+static int run_views(args *a)
 {
-	static const char *const usages[] = {usage_tasks, usage_regions, usage_mmu, usage_goroutine};
-	const char *usage = usages[which];
+	int which = a->c->which;
 	gtr_views_opts vo = {.stack_depth = 8, .logs = 5, .task = -1};
 	size_t top = 10, max_trans = 50;
 	int lenient = 0, have_goid = 0;
@@ -1269,86 +1430,73 @@ static int run_views(args *a, int which)
 	uint64_t windows[GTR_MMU_MAX_WINDOWS];
 	size_t nwindows = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if (strcmp(arg, "--json") == 0) {
+			break;
+		case O_JSON:
 			vo.json = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+			break;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if ((m = flag_value(a, "--depth", &val)) != 0) {
-			if (m < 0 || parse_count0(val, &vo.stack_depth) < 0) {
+			break;
+		case O_DEPTH:
+			if (parse_count0(val, &vo.stack_depth) < 0) {
 				say("%s: --depth takes a count (0 for every frame)%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (which != VIEW_MMU &&
-		    ((m = flag_value(a, "--top", &val)) != 0 || (m = flag_value(a, "-n", &val)) != 0)) {
-			if (m < 0 || parse_count(val, &top) < 0) {
+			break;
+		case O_TOP:
+			if (parse_count(val, &top) < 0) {
 				say("%s: --top takes a positive count%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if ((which == VIEW_TASKS || which == VIEW_REGIONS) && (m = flag_value(a, "--type", &val)) != 0) {
-			if (m < 0) {
-				say("%s: --type takes a type name%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
+			break;
+		case V_TYPE:
 			type = val;
-			continue;
-		}
-		if (which == VIEW_TASKS && (m = flag_value(a, "--task", &val)) != 0) {
+			break;
+		case V_TASK: {
 			char *end;
 			errno = 0;
-			unsigned long long id = m > 0 ? strtoull(val, &end, 10) : 0;
-			if (m < 0 || *val == 0 || *val == '-' || *end || errno || id > INT64_MAX) {
+			unsigned long long tid = strtoull(val, &end, 10);
+			if (*val == 0 || *val == '-' || *end || errno || tid > INT64_MAX) {
 				say("%s: --task takes a task id%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			vo.task = (int64_t)id;
-			continue;
+			vo.task = (int64_t)tid;
+			break;
 		}
-		if (which == VIEW_TASKS && (m = flag_value(a, "--logs", &val)) != 0) {
-			if (m < 0 || parse_count0(val, &vo.logs) < 0) {
+		case V_LOGS:
+			if (parse_count0(val, &vo.logs) < 0) {
 				say("%s: --logs takes a count%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (which == VIEW_MMU && (m = flag_value(a, "--include", &val)) != 0) {
-			int f = m > 0 ? parse_include(val) : -1;
+			break;
+		case V_INCLUDE: {
+			int f = parse_include(val);
 			if (f < 0) {
 				say("mmu: --include takes a comma-separated list of stw, background, assist, "
 				    "sweep%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			mmu_flags = (mmu_flags & GTR_MMU_PER_P) | (unsigned)f;
-			continue;
+			break;
 		}
-		if (which == VIEW_MMU && strcmp(arg, "--per-p") == 0) {
+		case V_PER_P:
 			mmu_flags |= GTR_MMU_PER_P;
-			continue;
-		}
-		if (which == VIEW_MMU && (m = flag_value(a, "--window", &val)) != 0) {
+			break;
+		case V_WINDOW: {
 			uint64_t w;
-			if (duration_arg("mmu", "--window", m, val, &w) < 0)
+			if (duration_arg("mmu", "--window", 1, val, &w) < 0)
 				return EXIT_USAGE;
 			if (w == 0) {
 				say("mmu: --window: a window is a duration above 0 (got %s)%s", val, "");
@@ -1359,42 +1507,40 @@ static int run_views(args *a, int which)
 				return EXIT_USAGE;
 			}
 			windows[nwindows++] = w;
-			continue;
+			break;
 		}
-		if (which == VIEW_GOROUTINE && (m = flag_value(a, "--transitions", &val)) != 0) {
-			if (m < 0 || parse_count0(val, &max_trans) < 0) {
+		case V_TRANSITIONS:
+			if (parse_count0(val, &max_trans) < 0) {
 				say("goroutine: --transitions takes a count (0 for none)%s%s", "", "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage, stderr);
-			return EXIT_USAGE;
-		}
-		if (which == VIEW_GOROUTINE && !have_goid) {
-			if (parse_goid(arg, &goid) < 0) {
-				say("goroutine: %s is not a goroutine id (a number, such as 42 or G42)%s", arg, "");
+			break;
+		case GTR_OPT_OPERAND:
+			if (which == VIEW_GOROUTINE && !have_goid) {
+				if (parse_goid(val, &goid) < 0) {
+					say("goroutine: %s is not a goroutine id (a number, such as 42 or G42)%s", val,
+					    "");
+					return EXIT_USAGE;
+				}
+				have_goid = 1;
+				break;
+			}
+			if (path) {
+				say("%s: one trace file, please (got %s)", a->cmd, val);
 				return EXIT_USAGE;
 			}
-			have_goid = 1;
-			continue;
+			path = val;
+			break;
 		}
-		if (path) {
-			say("%s: one trace file, please (got %s)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		path = arg;
 	}
 	if (which == VIEW_GOROUTINE && !have_goid) {
 		say("goroutine: no goroutine id given%s%s", "", "");
-		fputs(usage, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	if (!path) {
 		say("%s: no trace file given%s", a->cmd, "");
-		fputs(usage, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	vo.file = path;
@@ -1468,38 +1614,49 @@ static int run_views(args *a, int which)
 	return st;
 }
 
-/* Handles --threshold and --min-delta for diff and check: 1 taken, 0 not ours, -1 bad. */
-static int threshold_flag(args *a, gtr_thresholds *th)
+/* The options of the comparison, shared by diff, check and report. */
+enum { T_THRESHOLD = V_TRANSITIONS + 1, T_MIN_DELTA, T_ALPHA };
+static const gtr_opt threshold_opts[] = {
+	{"threshold", 0, GTR_OPT_REQUIRED, T_THRESHOLD, "M=PCT", "METRIC=PERCENT"},
+	{"min-delta", 0, GTR_OPT_REQUIRED, T_MIN_DELTA, "D", TAKES_DURATION},
+	{"alpha", 0, GTR_OPT_REQUIRED, T_ALPHA, "A", "the test's level, a number above 0 and at most 0.5"},
+	{0},
+};
+
+/* --threshold, --min-delta and --alpha (id) into th: 0, or -1 after saying what is wrong. */
+static int threshold_opt(args *a, int id, gtr_thresholds *th)
 {
-	const char *val;
-	int m;
-	if ((m = flag_value(a, "--threshold", &val)) != 0) {
-		char why[200];
-		if (m < 0) {
-			say("%s: --threshold takes METRIC=PERCENT%s", a->cmd, "");
-			return -1;
-		}
+	const char *val = a->p.val;
+	char why[200];
+	switch (id) {
+	case T_THRESHOLD:
 		if (gtr_thresholds_parse(th, val, why, sizeof why) < 0) {
 			say("%s: --threshold: %s", a->cmd, why);
 			return -1;
 		}
-		return 1;
-	}
-	if ((m = flag_value(a, "--min-delta", &val)) != 0) {
-		if (duration_arg(a->cmd, "--min-delta", m, val, &th->min_delta) < 0)
-			return -1;
-		return 1;
-	}
-	if ((m = flag_value(a, "--alpha", &val)) != 0) {
-		if (m < 0 || gtr_alpha_parse(val, &th->alpha) < 0) {
+		break;
+	case T_MIN_DELTA:
+		return duration_arg(a->cmd, "--min-delta", 1, val, &th->min_delta);
+	case T_ALPHA:
+		if (gtr_alpha_parse(val, &th->alpha) < 0) {
 			say("%s: --alpha takes the test's level, a number above 0 and at most 0.5 (default 0.05)%s",
 			    a->cmd, "");
 			return -1;
 		}
-		return 1;
+		break;
 	}
 	return 0;
 }
+
+enum { D_FAIL_ON_REGRESSION = T_ALPHA + 1 };
+static const gtr_opt diff_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"json", 0, GTR_OPT_NONE, O_JSON, NULL, NULL},
+	{"top", 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"},
+	{"fail-on-regression", 0, GTR_OPT_NONE, D_FAIL_ON_REGRESSION, NULL, NULL},
+	{0},
+};
 
 static int run_diff(args *a)
 {
@@ -1510,58 +1667,52 @@ static int run_diff(args *a)
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *paths[2] = {NULL, NULL};
 	int npaths = 0;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage_diff, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (strcmp(arg, "--json") == 0) {
+			break;
+		case O_JSON:
 			opts.json = 1;
-			continue;
-		}
-		if (strcmp(arg, "--fail-on-regression") == 0) {
+			break;
+		case D_FAIL_ON_REGRESSION:
 			fail_worse = 1;
-			continue;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+			break;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "-n", &val)) != 0 || (m = flag_value(a, "--top", &val)) != 0) {
-			if (m < 0 || parse_count(val, &opts.rows) < 0) {
+			break;
+		case O_TOP:
+			if (parse_count(val, &opts.rows) < 0) {
 				say("diff: -n takes a positive count%s%s", "", "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if ((m = threshold_flag(a, &th)) != 0) {
-			if (m < 0)
+			break;
+		case T_THRESHOLD:
+		case T_MIN_DELTA:
+		case T_ALPHA:
+			if (threshold_opt(a, id, &th) < 0)
 				return EXIT_USAGE;
-			continue;
+			break;
+		case GTR_OPT_OPERAND:
+			if (npaths == 2) {
+				say("%s: two trace files, please (got %s as a third)", a->cmd, val);
+				return EXIT_USAGE;
+			}
+			paths[npaths++] = val;
+			break;
 		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage_diff, stderr);
-			return EXIT_USAGE;
-		}
-		if (npaths == 2) {
-			say("%s: two trace files, please (got %s as a third)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		paths[npaths++] = arg;
 	}
 	if (npaths != 2) {
 		say("%s: two trace files, A and B, please%s", a->cmd, "");
-		fputs(usage_diff, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	if (strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0) {
@@ -1943,120 +2094,155 @@ static int check_merge(char **paths, size_t npaths, const check_out *co)
 	return st;
 }
 
+/* What check's options set besides check_out. */
+struct check_flags {
+	const char *pattern, *shard, *part;
+	const char *set_report; /* a flag of the judging, refused by a shard */
+	int lenient, merge, set_thresholds, have_ntop, have_io;
+	size_t ntop, jobs;
+	gtr_io_mode io;
+};
+
+enum {
+	C_BASELINE = D_FAIL_ON_REGRESSION + 1, C_REPORT_JSON, C_JUNIT, C_JSONL, C_PART, C_PATTERN, C_SHARD,
+	C_MERGE, C_UPDATE, C_FAIL_MISSING, C_NO_FAIL_MISSING, C_MAX_RUNS, C_QUIET,
+};
+static const gtr_opt check_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"baseline", 0, GTR_OPT_REQUIRED, C_BASELINE, "FILE", "a file name"},
+	{"report-json", 0, GTR_OPT_REQUIRED, C_REPORT_JSON, "FILE", "a file name"},
+	{"junit", 0, GTR_OPT_REQUIRED, C_JUNIT, "FILE", "a file name"},
+	{"jsonl", 0, GTR_OPT_REQUIRED, C_JSONL, "FILE", "a file name"},
+	{"part", 0, GTR_OPT_REQUIRED, C_PART, "FILE", "a file name"},
+	{"pattern", 0, GTR_OPT_REQUIRED, C_PATTERN, "GLOB", "a file name pattern"},
+	{"shard", 0, GTR_OPT_REQUIRED, C_SHARD, "K/N", "K/N, env or env/N"},
+	{"merge", 0, GTR_OPT_NONE, C_MERGE, NULL, NULL},
+	{"update-baseline", 0, GTR_OPT_NONE, C_UPDATE, NULL, NULL},
+	{"fail-on-missing", 0, GTR_OPT_NONE, C_FAIL_MISSING, NULL, NULL},
+	{"no-fail-on-missing", 0, GTR_OPT_NONE, C_NO_FAIL_MISSING, NULL, NULL},
+	{"max-runs", 0, GTR_OPT_REQUIRED, C_MAX_RUNS, "N", "a number of runs (1 to 1000)"},
+	{"quiet", 'q', GTR_OPT_NONE, C_QUIET, NULL, NULL},
+	{"jobs", 'j', GTR_OPT_REQUIRED, O_JOBS, "N", "a number of threads (1 to 4096)"},
+	{NULL, 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"},
+	{0},
+};
+
+/* One option of check (id, value in a->p): 0, or -1 after saying what is wrong. */
+static int check_opt(args *a, int id, check_out *co, gtr_thresholds *th, struct check_flags *cf)
+{
+	const char *val = a->p.val;
+	switch (id) {
+	case O_IO:
+		cf->have_io = 1;
+		if (parse_io(val, &cf->io) < 0) {
+			say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+			return -1;
+		}
+		break;
+	case C_BASELINE:
+	case C_REPORT_JSON:
+	case C_JUNIT:
+	case C_JSONL:
+	case C_PART:
+	case C_PATTERN:
+		if (!*val) {
+			say("%s: %s takes a file name", a->cmd, a->p.flag);
+			return -1;
+		}
+		*(id == C_BASELINE ? &co->baseline : id == C_REPORT_JSON ? &co->report_json
+			: id == C_JUNIT ? &co->junit : id == C_JSONL ? &co->jsonl
+			: id == C_PART ? &cf->part : &cf->pattern) = val;
+		break;
+	case C_SHARD:
+		if (!*val) {
+			say("%s: --shard takes K/N, env or env/N%s", a->cmd, "");
+			return -1;
+		}
+		cf->shard = val;
+		break;
+	case C_MERGE:
+		cf->merge = 1;
+		break;
+	case C_UPDATE:
+		co->update = 1;
+		break;
+	case C_FAIL_MISSING:
+		co->fail_missing = 1;
+		break;
+	case C_NO_FAIL_MISSING:
+		co->fail_missing = 0;
+		cf->set_report = "--no-fail-on-missing";
+		break;
+	case C_MAX_RUNS:
+		cf->set_report = "--max-runs";
+		if (parse_count(val, &co->max_runs) < 0 || co->max_runs > 1000) {
+			say("%s: --max-runs takes a number of runs (1 to 1000)%s", a->cmd, "");
+			return -1;
+		}
+		break;
+	case O_LENIENT:
+		cf->lenient = 1;
+		break;
+	case C_QUIET:
+		co->quiet = 1;
+		break;
+	case O_JOBS:
+		if (parse_count(val, &cf->jobs) < 0 || cf->jobs > 4096) {
+			say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
+			return -1;
+		}
+		break;
+	case O_TOP:
+		cf->have_ntop = 1;
+		if (parse_count(val, &cf->ntop) < 0) {
+			say("%s: -n takes a positive count%s", a->cmd, "");
+			return -1;
+		}
+		break;
+	case T_THRESHOLD:
+	case T_MIN_DELTA:
+	case T_ALPHA:
+		cf->set_thresholds = 1;
+		return threshold_opt(a, id, th);
+	}
+	return 0;
+}
+
 static int run_check(args *a)
 {
 	gtr_thresholds th;
 	gtr_thresholds_default(&th);
 	check_out co = {.th = &th, .fail_missing = 1, .max_runs = GTR_BASELINE_MAX_RUNS};
-	const char *pattern = NULL, *shard = NULL, *part = NULL;
-	int lenient = 0, merge = 0, set_thresholds = 0;
-	const char *set_report = NULL; /* a flag of the judging, refused by a shard */
-	size_t ntop = 10, jobs = 0;
-	int have_ntop = 0;
-	gtr_io_mode io = GTR_IO_AUTO;
-	int have_io = 0;
-	char **paths = calloc((size_t)a->argc, sizeof *paths);
+	struct check_flags cf = {.ntop = 10, .io = GTR_IO_AUTO};
+	char **paths = calloc((size_t)a->p.argc, sizeof *paths);
 	size_t npaths = 0;
 	if (!paths) {
 		say("out of memory%s%s", "", "");
 		return EXIT_ERR;
 	}
 	int st = EXIT_OK;
-	for (; a->i < a->argc && st == EXIT_OK; a->i++) {
-		char *arg = a->argv[a->i];
-		const char *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage_check, stdout);
-			fputs(usage_check_more, stdout);
+	for (int id; st == EXIT_OK && (id = next_opt(a)) != GTR_OPT_END;) {
+		if (id == ARG_HELP) {
 			free(paths);
 			return EXIT_OK;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			have_io = 1;
-			if (m < 0 || parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-		} else if ((m = flag_value(a, "--baseline", &val)) != 0 ||
-			   (m = flag_value(a, "--report-json", &val)) != 0 ||
-			   (m = flag_value(a, "--junit", &val)) != 0 ||
-			   (m = flag_value(a, "--jsonl", &val)) != 0 ||
-			   (m = flag_value(a, "--part", &val)) != 0 ||
-			   (m = flag_value(a, "--pattern", &val)) != 0) {
-			if (m < 0 || !*val) {
-				say("%s: %s takes a file name", a->cmd, arg);
-				st = EXIT_USAGE;
-			} else if (strncmp(arg, "--baseline", 10) == 0) {
-				co.baseline = val;
-			} else if (strncmp(arg, "--report-json", 13) == 0) {
-				co.report_json = val;
-			} else if (strncmp(arg, "--junit", 7) == 0) {
-				co.junit = val;
-			} else if (strncmp(arg, "--jsonl", 7) == 0) {
-				co.jsonl = val;
-			} else if (strncmp(arg, "--part", 6) == 0) {
-				part = val;
-			} else {
-				pattern = val;
-			}
-		} else if ((m = flag_value(a, "--shard", &val)) != 0) {
-			if (m < 0 || !*val) {
-				say("%s: --shard takes K/N, env or env/N%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-			shard = val;
-		} else if (strcmp(arg, "--merge") == 0) {
-			merge = 1;
-		} else if (strcmp(arg, "--update-baseline") == 0) {
-			co.update = 1;
-		} else if (strcmp(arg, "--fail-on-missing") == 0) {
-			co.fail_missing = 1;
-		} else if (strcmp(arg, "--no-fail-on-missing") == 0) {
-			co.fail_missing = 0;
-			set_report = "--no-fail-on-missing";
-		} else if ((m = flag_value(a, "--max-runs", &val)) != 0) {
-			set_report = "--max-runs";
-			if (m < 0 || parse_count(val, &co.max_runs) < 0 || co.max_runs > 1000) {
-				say("%s: --max-runs takes a number of runs (1 to 1000)%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-		} else if (strcmp(arg, "--lenient") == 0) {
-			lenient = 1;
-		} else if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
-			co.quiet = 1;
-		} else if ((m = flag_value(a, "-j", &val)) != 0 || (m = flag_value(a, "--jobs", &val)) != 0) {
-			if (m < 0 || parse_count(val, &jobs) < 0 || jobs > 4096) {
-				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-		} else if (strncmp(arg, "-j", 2) == 0 && arg[2] >= '0' && arg[2] <= '9') {
-			if (parse_count(arg + 2, &jobs) < 0 || jobs > 4096) {
-				say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-		} else if ((m = flag_value(a, "-n", &val)) != 0) {
-			have_ntop = 1;
-			if (m < 0 || parse_count(val, &ntop) < 0) {
-				say("%s: -n takes a positive count%s", a->cmd, "");
-				st = EXIT_USAGE;
-			}
-		} else if ((m = threshold_flag(a, &th)) != 0) {
-			set_thresholds = 1;
-			if (m < 0)
-				st = EXIT_USAGE;
-		} else if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage_check, stderr);
-			fputs(usage_check_more, stderr);
+		} else if (id == ARG_USAGE) {
 			st = EXIT_USAGE;
-		} else if (strcmp(arg, "-") == 0) {
+		} else if (id != GTR_OPT_OPERAND) {
+			if (check_opt(a, id, &co, &th, &cf) < 0)
+				st = EXIT_USAGE;
+		} else if (strcmp(a->p.val, "-") == 0) {
 			say("%s: traces are matched by name: standard input cannot be checked%s", a->cmd, "");
 			st = EXIT_USAGE;
 		} else {
-			paths[npaths++] = arg;
+			paths[npaths++] = (char *)a->p.val;
 		}
 	}
+	const char *pattern = cf.pattern, *shard = cf.shard, *part = cf.part, *set_report = cf.set_report;
+	int lenient = cf.lenient, merge = cf.merge, set_thresholds = cf.set_thresholds;
+	int have_ntop = cf.have_ntop, have_io = cf.have_io;
+	size_t ntop = cf.ntop, jobs = cf.jobs;
+	gtr_io_mode io = cf.io;
 	/* A shard measures; the merge judges and reports. Each refuses the other's flags. */
 	const char *wrong = NULL;
 	if (shard)
@@ -2085,15 +2271,13 @@ static int run_check(args *a)
 	}
 	if (st == EXIT_OK && !shard && !co.baseline) {
 		say("%s: --baseline FILE is required%s", a->cmd, "");
-		fputs(usage_check, stderr);
-		fputs(usage_check_more, stderr);
+		print_usage(a, stderr);
 		st = EXIT_USAGE;
 	}
 	if (st == EXIT_OK && npaths == 0) {
 		say("%s: %s", a->cmd, merge ? "no parts given (the --part files of the shards)"
 					    : "no traces given (a directory or files)");
-		fputs(usage_check, stderr);
-		fputs(usage_check_more, stderr);
+		print_usage(a, stderr);
 		st = EXIT_USAGE;
 	}
 	int nstdout = 0;
@@ -2220,6 +2404,19 @@ typedef struct report_in {
 	char warn[400]; /* what a partial read lost, for the page */
 } report_in;
 
+enum { R_OUTPUT = C_QUIET + 1, R_FUNCTIONS, R_BUCKETS, R_SLICES };
+static const gtr_opt report_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"output", 'o', GTR_OPT_REQUIRED, R_OUTPUT, "FILE", "a file name (- for standard output)"},
+	{NULL, 'n', GTR_OPT_REQUIRED, O_TOP, "N", "a positive count"},
+	{"depth", 0, GTR_OPT_REQUIRED, O_DEPTH, "N", "a positive count"},
+	{"functions", 0, GTR_OPT_REQUIRED, R_FUNCTIONS, "N", "a positive count"},
+	{"buckets", 0, GTR_OPT_REQUIRED, R_BUCKETS, "N", "a count from 16 to 20000"},
+	{"slices", 0, GTR_OPT_REQUIRED, R_SLICES, "N", "a count from 1 to 1000000"},
+	{0},
+};
+
 static int run_report(args *a)
 {
 	gtr_thresholds th;
@@ -2236,40 +2433,38 @@ static int run_report(args *a)
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *paths[2] = {NULL, NULL}, *out = "report.html";
 	int npaths = 0;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage_report, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+			break;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "-o", &val)) != 0 || (m = flag_value(a, "--output", &val)) != 0) {
-			if (m < 0 || !*val) {
+			break;
+		case R_OUTPUT:
+			if (!*val) {
 				say("%s: -o takes a file name (- for standard output)%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
 			out = val;
-			continue;
-		}
-		if ((m = flag_value(a, "-n", &val)) != 0 || (m = flag_value(a, "--depth", &val)) != 0 ||
-		    (m = flag_value(a, "--functions", &val)) != 0 ||
-		    (m = flag_value(a, "--buckets", &val)) != 0 ||
-		    (m = flag_value(a, "--slices", &val)) != 0) {
-			size_t *into = arg[1] == 'n' ? &top : arg[2] == 'd' ? &hopts.stack_depth
-				       : arg[2] == 'f' ? &hopts.func_rows : arg[2] == 's' ? &zopts.slices
+			break;
+		case O_TOP:
+		case O_DEPTH:
+		case R_FUNCTIONS:
+		case R_BUCKETS:
+		case R_SLICES: {
+			size_t *into = id == O_TOP ? &top : id == O_DEPTH ? &hopts.stack_depth
+				       : id == R_FUNCTIONS ? &hopts.func_rows : id == R_SLICES ? &zopts.slices
 				       : &topts.buckets;
-			if (m < 0 || parse_count(val, into) < 0 ||
+			if (parse_count(val, into) < 0 ||
 			    (into == &zopts.slices && *into > GTR_ZOOM_MAX_SLICES) ||
 			    (into == &topts.buckets && (*into < GTR_TIMELINE_MIN_BUCKETS ||
 							*into > GTR_TIMELINE_MAX_BUCKETS))) {
@@ -2280,30 +2475,29 @@ static int run_report(args *a)
 					fprintf(stderr, "gtr: %s: --buckets takes a count from %d to %d\n",
 						a->cmd, GTR_TIMELINE_MIN_BUCKETS, GTR_TIMELINE_MAX_BUCKETS);
 				else
-					say("%s: %s takes a positive count", a->cmd, arg);
+					say("%s: %s takes a positive count", a->cmd, a->p.flag);
 				return EXIT_USAGE;
 			}
-			continue;
+			break;
 		}
-		if ((m = threshold_flag(a, &th)) != 0) {
-			if (m < 0)
+		case T_THRESHOLD:
+		case T_MIN_DELTA:
+		case T_ALPHA:
+			if (threshold_opt(a, id, &th) < 0)
 				return EXIT_USAGE;
-			continue;
+			break;
+		case GTR_OPT_OPERAND:
+			if (npaths == 2) {
+				say("%s: one trace, or two to compare, please (got %s as a third)", a->cmd, val);
+				return EXIT_USAGE;
+			}
+			paths[npaths++] = val;
+			break;
 		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage_report, stderr);
-			return EXIT_USAGE;
-		}
-		if (npaths == 2) {
-			say("%s: one trace, or two to compare, please (got %s as a third)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		paths[npaths++] = arg;
 	}
 	if (npaths == 0) {
 		say("%s: no trace file given%s", a->cmd, "");
-		fputs(usage_report, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	if (npaths == 2 && strcmp(paths[0], "-") == 0 && strcmp(paths[1], "-") == 0) {
@@ -2424,6 +2618,15 @@ static int run_report(args *a)
 	return st;
 }
 
+enum { P_TYPE = R_SLICES + 1 };
+static const gtr_opt pprof_opts[] = {
+	OPT_IO,
+	OPT_LENIENT,
+	{"type", 0, GTR_OPT_REQUIRED, P_TYPE, "TYPE", "sched, sync, net or syscall"},
+	{NULL, 'o', GTR_OPT_REQUIRED, R_OUTPUT, "FILE", "a file name"},
+	{0},
+};
+
 /* gtr pprof: the profile of one trace, written as profile.proto.gz. */
 static int run_pprof(args *a)
 {
@@ -2431,50 +2634,44 @@ static int run_pprof(args *a)
 	gtr_pprof_kind kind = GTR_PPROF_SCHED;
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *path = NULL, *outp = NULL;
-	for (; a->i < a->argc; a->i++) {
-		const char *arg = a->argv[a->i], *val = NULL;
-		int m;
-		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-			fputs(usage_pprof, stdout);
+	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		const char *val = a->p.val;
+		switch (id) {
+		case ARG_HELP:
 			return EXIT_OK;
-		}
-		if (strcmp(arg, "--lenient") == 0) {
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case O_LENIENT:
 			lenient = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "--io", &val)) != 0) {
-			if (m < 0 || parse_io(val, &io) < 0) {
+			break;
+		case O_IO:
+			if (parse_io(val, &io) < 0) {
 				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
 				return EXIT_USAGE;
 			}
-			continue;
-		}
-		if ((m = flag_value(a, "--type", &val)) != 0) {
-			if (m < 0 || gtr_pprof_kind_parse(val, &kind) < 0) {
+			break;
+		case P_TYPE:
+			if (gtr_pprof_kind_parse(val, &kind) < 0) {
 				say("pprof: --type takes sched, sync, net or syscall%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			have_kind = 1;
-			continue;
-		}
-		if ((m = flag_value(a, "-o", &val)) != 0) {
-			if (m < 0 || !val[0]) {
+			break;
+		case R_OUTPUT:
+			if (!val[0]) {
 				say("pprof: -o takes a file name%s%s", "", "");
 				return EXIT_USAGE;
 			}
 			outp = val;
-			continue;
+			break;
+		case GTR_OPT_OPERAND:
+			if (path) {
+				say("%s: one trace file, please (got %s)", a->cmd, val);
+				return EXIT_USAGE;
+			}
+			path = val;
+			break;
 		}
-		if (arg[0] == '-' && arg[1] != 0) {
-			say("%s: unknown flag %s", a->cmd, arg);
-			fputs(usage_pprof, stderr);
-			return EXIT_USAGE;
-		}
-		if (path) {
-			say("%s: one trace file, please (got %s)", a->cmd, arg);
-			return EXIT_USAGE;
-		}
-		path = arg;
 	}
 	if (!have_kind) {
 		say("pprof: which profile? --type=sched, sync, net or syscall%s%s", "", "");
@@ -2482,7 +2679,7 @@ static int run_pprof(args *a)
 	}
 	if (!path) {
 		say("%s: no trace file given%s", a->cmd, "");
-		fputs(usage_pprof, stderr);
+		print_usage(a, stderr);
 		return EXIT_USAGE;
 	}
 	if ((!outp || strcmp(outp, "-") == 0) && isatty(STDOUT_FILENO)) {
@@ -2548,85 +2745,89 @@ int gtr_cli_main(int argc, char **argv)
 	return st;
 }
 
+static int run_help(args *a)
+{
+	(void)a;
+	fputs(usage_main, stdout);
+	return EXIT_OK;
+}
+
+static int run_version(args *a)
+{
+	(void)a;
+	printf("gtr %s (reads go 1.5, 1.7, 1.8, 1.9, 1.10, 1.11, 1.19, 1.21, 1.22, 1.23, "
+	       "1.25 and 1.26 traces)\n",
+	       GTR_VERSION_STRING);
+	return EXIT_OK;
+}
+
+/* The commands (core/README.md, "Adding a command"). */
+static const gtr_cli_command commands[] = {
+	{"footprint", NULL, run_command, CMD_FOOTPRINT, usage_footprint, NULL, footprint_opts, NULL},
+	{"dump", NULL, run_command, CMD_DUMP, usage_dump, NULL, dump_opts, NULL},
+	{"greedy", "diagreedy", run_command, CMD_GREEDY, usage_greedy, NULL, greedy_opts, NULL},
+	{"stats", NULL, run_stats, 0, usage_stats, NULL, stats_opts, NULL},
+	{"diff", NULL, run_diff, 0, usage_diff, NULL, diff_opts, threshold_opts},
+	{"check", NULL, run_check, 0, usage_check, usage_check_more, check_opts, threshold_opts},
+	{"report", NULL, run_report, 0, usage_report, NULL, report_opts, threshold_opts},
+	{"tasks", NULL, run_views, VIEW_TASKS, usage_tasks, NULL, tasks_opts, NULL},
+	{"regions", NULL, run_views, VIEW_REGIONS, usage_regions, NULL, regions_opts, NULL},
+	{"mmu", NULL, run_views, VIEW_MMU, usage_mmu, NULL, mmu_opts, NULL},
+	{"goroutine", NULL, run_views, VIEW_GOROUTINE, usage_goroutine, NULL, goroutine_opts, NULL},
+	{"pprof", NULL, run_pprof, 0, usage_pprof, NULL, pprof_opts, NULL},
+	/* gtr help and gtr version: what --help and --version say, whatever follows. */
+	{"help", NULL, run_help, 0, usage_main, NULL, NULL, NULL},
+	{"version", NULL, run_version, 0, usage_main, NULL, NULL, NULL},
+};
+
+const gtr_cli_command *gtr_cli_commands(size_t *n)
+{
+	*n = sizeof commands / sizeof commands[0];
+	return commands;
+}
+
+const gtr_opt *gtr_cli_global_opts(void)
+{
+	return global_opts;
+}
+
+const char *gtr_cli_usage(void)
+{
+	return usage_main;
+}
+
 static int cli_main(int argc, char **argv)
 {
-	/* -v is global: accepted anywhere, by every command. */
-	int kept = 1;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0) {
-			verbose = 1;
-		} else if (strncmp(argv[i], "--max-input=", 12) == 0 || strcmp(argv[i], "--max-input") == 0) {
-			const char *v = argv[i][11] ? argv[i] + 12 : (i + 1 < argc ? argv[++i] : "");
-			if (parse_size(v, &max_input) < 0) {
-				say("--max-input takes a size in bytes, with K, M, G or T (got %s)%s", v, "");
-				return EXIT_USAGE;
-			}
-		} else if (strcmp(argv[i], "--progress") == 0) {
-			progress_mode = GTR_METER_ON;
-		} else if (strcmp(argv[i], "--no-progress") == 0) {
-			progress_mode = GTR_METER_OFF;
-		} else if (strcmp(argv[i], "--color") == 0 || strncmp(argv[i], "--color=", 8) == 0) {
-			const char *v = argv[i][7] ? argv[i] + 8 : "always";
-			if (strcmp(v, "auto") == 0)
-				color_mode = COLOR_AUTO;
-			else if (strcmp(v, "always") == 0)
-				color_mode = COLOR_ALWAYS;
-			else if (strcmp(v, "never") == 0)
-				color_mode = COLOR_NEVER;
-			else {
-				say("--color takes auto, always or never (got %s)%s", v, "");
-				return EXIT_USAGE;
-			}
-		} else {
-			argv[kept++] = argv[i];
+	/* Before the command: the global options, --help and --version. */
+	args a = {.cmd = NULL};
+	gtr_opt_init(&a.p, argc, argv, 1, main_opts, global_opts, NULL);
+	const char *cmd = NULL;
+	while (!cmd) {
+		switch (next_opt(&a)) {
+		case ARG_HELP:
+			return EXIT_OK;
+		case ARG_USAGE:
+			return EXIT_USAGE;
+		case G_VERSION:
+			return run_version(&a);
+		case GTR_OPT_OPERAND:
+			cmd = a.p.val;
+			break;
+		case GTR_OPT_END:
+			fputs(usage_main, stderr);
+			return EXIT_USAGE;
 		}
 	}
-	argc = kept;
-	if (argc < 2) {
-		fputs(usage_main, stderr);
-		return EXIT_USAGE;
+	for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+		const gtr_cli_command *c = &commands[k];
+		if (strcmp(cmd, c->name) != 0 && !(c->alias && strcmp(cmd, c->alias) == 0))
+			continue;
+		a.c = c;
+		a.cmd = cmd;
+		/* The rest of the line: the command's options, and the global ones again. */
+		gtr_opt_init(&a.p, argc, argv, a.p.i, c->opts, c->shared, global_opts);
+		return c->run(&a);
 	}
-	const char *cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-		fputs(usage_main, stdout);
-		return EXIT_OK;
-	}
-	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
-		printf("gtr %s (reads go 1.5, 1.7, 1.8, 1.9, 1.10, 1.11, 1.19, 1.21, 1.22, 1.23, "
-		       "1.25 and 1.26 traces)\n",
-		       GTR_VERSION_STRING);
-		return EXIT_OK;
-	}
-	/* A bar between lines of a dump on the same terminal would tear them. */
-	gtr_meter_mode pm = progress_mode;
-	if (pm == GTR_METER_AUTO && strcmp(cmd, "dump") == 0 && isatty(STDOUT_FILENO))
-		pm = GTR_METER_OFF;
-	gtr_meter_init(&meter, STDERR_FILENO, pm);
-	args a = {.argc = argc, .argv = argv, .i = 2, .cmd = cmd};
-	if (strcmp(cmd, "report") == 0)
-		return run_report(&a);
-	if (strcmp(cmd, "footprint") == 0)
-		return run_command(&a, CMD_FOOTPRINT);
-	if (strcmp(cmd, "dump") == 0)
-		return run_command(&a, CMD_DUMP);
-	if (strcmp(cmd, "greedy") == 0 || strcmp(cmd, "diagreedy") == 0)
-		return run_command(&a, CMD_GREEDY);
-	if (strcmp(cmd, "stats") == 0)
-		return run_stats(&a);
-	if (strcmp(cmd, "diff") == 0)
-		return run_diff(&a);
-	if (strcmp(cmd, "check") == 0)
-		return run_check(&a);
-	if (strcmp(cmd, "tasks") == 0)
-		return run_views(&a, VIEW_TASKS);
-	if (strcmp(cmd, "regions") == 0)
-		return run_views(&a, VIEW_REGIONS);
-	if (strcmp(cmd, "mmu") == 0)
-		return run_views(&a, VIEW_MMU);
-	if (strcmp(cmd, "goroutine") == 0)
-		return run_views(&a, VIEW_GOROUTINE);
-	if (strcmp(cmd, "pprof") == 0)
-		return run_pprof(&a);
 	say("unknown command %s%s", cmd, "");
 	fputs(usage_main, stderr);
 	return EXIT_USAGE;
