@@ -177,5 +177,104 @@ if [ $# -gt 0 ]; then
 	[ $? -eq 3 ] && ok || bad "greedy --fail-over 0: want status 3"
 	usage2 "mmu --window 0" "^gtr: mmu: --window: a window is a duration above 0" "$gtr" mmu --window 0 "$f"
 fi
+# Options as getopt_long reads them (core/cli/opt.h), the same for every
+# command: -n5, -n 5, --top=5 and --top 5 are one option; short flags
+# group (-qj2); -- ends the options; the global options go anywhere.
+if [ $# -gt 0 ]; then
+	f=$1
+	# forms NAME CMD... -- FORM...: each FORM (words split) put in CMD's place
+	# of @ gives the same stdout (stderr aside: -v times its steps) and status 0.
+	forms() {
+		local name=$1 cmd=() want='' st
+		shift
+		while [ "$1" != -- ]; do cmd+=("$1"); shift; done
+		shift
+		for form in "$@"; do
+			local line=()
+			for w in "${cmd[@]}"; do
+				# shellcheck disable=SC2206
+				if [ "$w" = @ ]; then line+=($form); else line+=("$w"); fi
+			done
+			got=$(timeout 20 "$gtr" "${line[@]}" 2>/dev/null | md5sum; echo "${PIPESTATUS[0]}")
+			st=${got##*$'\n'}
+			if [ "$st" != 0 ]; then
+				bad "$name: gtr ${line[*]}: status $st"
+				continue
+			fi
+			[ -z "$want" ] && want=$got
+			[ "$got" = "$want" ] && ok || bad "$name: gtr ${line[*]} differs from gtr ${cmd[*]/@/$1}"
+		done
+	}
+	forms "greedy -n" greedy @ "$f" -- "-n5" "-n 5" "-n=5" "-vn 5 --no-progress"
+	forms "greedy -j" greedy -n3 @ "$f" -- "-j2" "-j 2"
+	forms "stats --top" stats @ "$f" -- "-n4" "-n 4" "--top=4" "--top 4"
+	forms "stats --sort" stats --top 3 @ "$f" -- "--sort=sched" "--sort sched"
+	forms "diff -n" diff @ "$f" "$f" -- "-n2" "-n 2" "--top=2" "--top 2"
+	forms "tasks -n" tasks @ "$f" -- "-n1" "-n 1" "--top=1" "--top 1"
+	forms "dump --to" dump --transitions @ "$f" -- "--to=1ms" "--to 1ms" "--to 1ms --"
+	g=$("$gtr" dump "$f" | awk '$4 ~ /^G=[0-9]/ { print substr($4, 3); exit }')
+	[ -n "$g" ] && forms "dump -g" dump @ "$f" -- "-g$g" "-g $g" "-g=$g"
+	# ...and the value is taken: another one gives another output.
+	for pair in "greedy -n5|greedy -n6" "stats --top=4|stats -n5" "diff -n2 $f|diff --top 3 $f" "dump -g1|dump -g 2"; do
+		# shellcheck disable=SC2086
+		[ "$("$gtr" ${pair%|*} "$f" 2>&1 | md5sum)" != "$("$gtr" ${pair#*|} "$f" 2>&1 | md5sum)" ] &&
+			ok || bad "gtr ${pair%|*} and gtr ${pair#*|} give the same output"
+	done
+	# Global options after the command and after the file, as before it.
+	forms "global options" @ -- "-v greedy -n3 $f" "greedy -v -n3 $f" "greedy -n3 $f -v" \
+		"--no-progress greedy -n3 $f --color=never" "greedy --color=never -n3 $f --no-progress"
+	v=$("$gtr" footprint "$f" --verbose 2>&1 >/dev/null)
+	grep -q '^gtr: io: mmap' <<<"$v" && ok || bad "footprint FILE --verbose said [$v]"
+	for line in "--max-input=1K footprint -" "footprint --max-input 1K -" "footprint - --max-input=1K"; do
+		# shellcheck disable=SC2086
+		cat "$f" | "$gtr" $line >/dev/null 2>"$tmp/err"
+		st=$?
+		[ $st -eq 1 ] && grep -q 'more than 1024 bytes (--max-input)' "$tmp/err" && ok ||
+			bad "gtr $line: status $st, [$(head -c 200 "$tmp/err")]"
+	done
+	# --color takes its value only after '=': the next word is an operand.
+	expect 2 '' "greedy --color never" -- "$gtr" greedy --color never "$f"
+	"$gtr" greedy --color -n1 "$f" | grep -q $'\e\[' && ok || bad "greedy --color: no colour"
+	# -h and --help anywhere: the command's usage on stdout, status 0.
+	for line in "greedy -h" "stats $f --help" "check -q --help" "diff -n 2 -h"; do
+		# shellcheck disable=SC2086
+		"$gtr" $line >"$tmp/out" 2>"$tmp/err"
+		st=$?
+		[ $st -eq 0 ] && grep -q "^usage: gtr ${line%% *}" "$tmp/out" && [ ! -s "$tmp/err" ] && ok ||
+			bad "gtr $line: status $st, stdout [$(head -c 100 "$tmp/out")]"
+	done
+	# A trace named like an option: read after --, refused before it.
+	gtr_abs=$(cd "$(dirname "$gtr")" && pwd)/$(basename "$gtr")
+	f_abs=$(cd "$(dirname "$f")" && pwd)/$(basename "$f")
+	mkdir -p "$tmp/dash"
+	cp "$f" "$tmp/dash/-x.trace"
+	want=$("$gtr" dump "$f" | md5sum)
+	[ "$(cd "$tmp/dash" && "$gtr_abs" dump -- -x.trace | md5sum)" = "$want" ] && ok || bad "dump -- -x.trace differs from the trace's dump"
+	[ "$(cd "$tmp/dash" && "$gtr_abs" dump --stacks -- -x.trace | md5sum)" = "$("$gtr" dump --stacks "$f" | md5sum)" ] &&
+		ok || bad "dump --stacks -- -x.trace differs"
+	[ "$(cd "$tmp/dash" && "$gtr_abs" diff -n 3 -- -x.trace "$f_abs" | sed 1,2d | md5sum)" = "$("$gtr" diff -n 3 "$f" "$f" | sed 1,2d | md5sum)" ] &&
+		ok || bad "diff -- -x.trace FILE differs from diff FILE FILE"
+	(cd "$tmp/dash" && "$gtr_abs" dump -x.trace >/dev/null 2>"$tmp/err")
+	[ $? -eq 2 ] && head -1 "$tmp/err" | grep -q '^gtr: dump: unknown flag -x$' && ok || bad "dump -x.trace: [$(head -1 "$tmp/err")]"
+	# Mistakes: status 2 and one line, or an unknown flag's line and the usage.
+	usage2 "greedy --json=1" '^gtr: greedy: --json takes no value \(got --json=1\)$' "$gtr" greedy --json=1 "$f"
+	usage2 "stats --lenient=yes" '^gtr: stats: --lenient takes no value' "$gtr" stats "$f" --lenient=yes
+	usage2 "check --merge=" '^gtr: check: --merge takes no value' "$gtr" check --merge= "$f"
+	usage2 "greedy -n (no value)" '^gtr: greedy: -n: needs a positive count$' "$gtr" greedy "$f" -n
+	usage2 "stats --top (no value)" '^gtr: stats: --top: needs a positive count$' "$gtr" stats "$f" --top
+	usage2 "check -j (no value)" '^gtr: check: -j: needs a number of threads' "$gtr" check --baseline x "$f" -j
+	usage2 "report -o (no value)" '^gtr: report: -o: needs a file name' "$gtr" report "$f" -o
+	usage2 "--max-input (no value)" '^gtr: --max-input: needs a size' "$gtr" --max-input
+	usage2 "greedy -n5x" '^gtr: greedy: -n takes a positive count' "$gtr" greedy -n5x "$f"
+	for line in "greedy --frob" "greedy -x" "greedy -vx" "stats --to 5" "tasks --jso" "pprof --type=sched --o x"; do
+		# shellcheck disable=SC2086
+		"$gtr" $line "$f" >/dev/null 2>"$tmp/err"
+		st=$?
+		flag=$(sed -n 's/^gtr: [a-z]*: unknown flag //p' "$tmp/err" | head -1)
+		[ $st -eq 2 ] && [ -n "$flag" ] && grep -q '^usage: gtr' "$tmp/err" && ok ||
+			bad "gtr $line FILE: status $st, [$(head -1 "$tmp/err")]"
+	done
+	expect 2 '' "gtr --frob" -- "$gtr" --frob greedy "$f"
+fi
 echo "clitest: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
