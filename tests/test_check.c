@@ -154,6 +154,76 @@ Test(compare, per_function_thresholds)
 	free(ch);
 }
 
+/*
+ * Run r of 10 of a program with 9 start functions, f0 the largest (20 ms)
+ * down to f8 (12 ms), 1 ms apart, with noise under 0.5 ms; `slow` is
+ * doubled in every run.
+ * Funcs are named f0..f8, so they come sorted by name.
+ */
+static gtr_metrics nine_funcs(gtr_func_metrics *f, int r, int slow)
+{
+	static const char *const names[9] = {"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8"};
+	gtr_metrics m;
+	memset(&m, 0, sizeof m);
+	m.known[GTR_M_EXEC] = 1;
+	for (int i = 0; i < 9; i++) {
+		/* A little noise, different for each run and function. */
+		uint64_t e = 20000000 - (uint64_t)i * 1000000 + (uint64_t)((r * 7 + i * 3) % 11) * 40000;
+		f[i] = (gtr_func_metrics){.func = (char *)names[i], .exec = i == slow ? 2 * e : e};
+		m.v[GTR_M_EXEC] += f[i].exec;
+	}
+	m.funcs = f;
+	m.nfuncs = 9;
+	return m;
+}
+
+static int compare_nine(size_t nruns, int slow, gtr_cmp_info *info, int *f_worse)
+{
+	gtr_func_metrics fb[10][9], fc[10][9];
+	gtr_metrics b[10], c[10];
+	const gtr_metrics *pb[10], *pc[10];
+	for (size_t r = 0; r < nruns; r++) {
+		b[r] = nine_funcs(fb[r], (int)r, -1);
+		c[r] = nine_funcs(fc[r], (int)r + 3, slow);
+		pb[r] = &b[r];
+		pc[r] = &c[r];
+	}
+	gtr_thresholds th;
+	gtr_thresholds_default(&th);
+	gtr_change *ch;
+	size_t n;
+	int v = gtr_compare_runs(pb, nruns, pc, nruns, &th, &ch, &n, info);
+	*f_worse = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].func && ch[i].verdict == GTR_WORSE)
+			*f_worse = 1;
+	free(ch);
+	return v;
+}
+
+/*
+ * 5 vs 5 runs give no p below 2/252: Holm's first level at 0.05 over more
+ * than 6 functions could never be met, and no function could ever be
+ * called. The 6 largest in the baseline are tested, the rest said not to be.
+ */
+Test(compare, functions_past_what_the_runs_can_test)
+{
+	gtr_cmp_info info;
+	int fw;
+	cr_assert_eq(compare_nine(5, 0, &info, &fw), GTR_WORSE, "the largest function 2x slower is caught at 5 runs");
+	cr_assert(fw);
+	cr_assert_eq(info.funcs_untested, 3, "9 functions, 6 tested at 5 vs 5 runs: %zu", info.funcs_untested);
+	cr_assert_eq(compare_nine(5, -1, &info, &fw), GTR_SAME, "unchanged");
+	cr_assert_not(fw);
+	/* f8, among the smallest (by the baseline), is not tested at 5 runs... */
+	cr_assert_eq(compare_nine(5, 8, &info, &fw), GTR_SAME);
+	cr_assert_eq(info.funcs_untested, 3);
+	/* ...and is at 10, where all 9 are. */
+	cr_assert_eq(compare_nine(10, 8, &info, &fw), GTR_WORSE);
+	cr_assert(fw);
+	cr_assert_eq(info.funcs_untested, 0);
+}
+
 /* Writes through a gtr_out into a temporary file and reads it back. */
 static char *capture(void (*fn)(void *, gtr_out *), void *arg, size_t *len)
 {

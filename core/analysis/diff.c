@@ -431,6 +431,50 @@ static int cmp_by_p(const void *a, const void *b)
 	return x->p < y->p ? -1 : x->p > y->p;
 }
 
+static int cmp_by_base_desc(const void *a, const void *b)
+{
+	const gtr_change *x = *(const gtr_change *const *)a, *y = *(const gtr_change *const *)b;
+	return x->base > y->base ? -1 : x->base < y->base;
+}
+
+/*
+ * The most functions' figures a family can hold with min_p below Holm's
+ * first level, alpha / k, shared evenly among the function metrics gated.
+ * Marks the others (per metric, the smallest in the baseline) untested,
+ * p = -1, and returns how many; 0 when all fit or on no memory (then all
+ * stay, which only makes the test stricter).
+ */
+static size_t trim_funcs(gtr_change *ch, size_t n, double min_p, double alpha)
+{
+	size_t kmax = 0, k = 0, kinds = 0, untested = 0;
+	while (kmax < n && min_p < alpha / (double)(kmax + 1))
+		kmax++;
+	for (int m = GTR_FM_EXEC; m < GTR_METRICS_ALL; m++) {
+		size_t km = 0;
+		for (size_t i = 0; i < n; i++)
+			km += ch[i].func != NULL && ch[i].metric == m;
+		kinds += km > 0;
+		k += km;
+	}
+	if (k <= kmax)
+		return 0;
+	const gtr_change **f = malloc(k * sizeof *f);
+	if (!f)
+		return 0;
+	size_t cap = kmax / kinds;
+	for (int m = GTR_FM_EXEC; m < GTR_METRICS_ALL; m++) {
+		size_t km = 0;
+		for (size_t i = 0; i < n; i++)
+			if (ch[i].func && ch[i].metric == m)
+				f[km++] = &ch[i];
+		qsort(f, km, sizeof *f, cmp_by_base_desc);
+		for (size_t i = cap; i < km; i++, untested++)
+			((gtr_change *)f[i])->p = -1;
+	}
+	free(f);
+	return untested;
+}
+
 int gtr_compare_runs(const gtr_metrics *const *base, size_t nb, const gtr_metrics *const *cur,
 		     size_t nc, const gtr_thresholds *th, gtr_change **out, size_t *n,
 		     gtr_cmp_info *info)
@@ -492,6 +536,21 @@ int gtr_compare_runs(const gtr_metrics *const *base, size_t nb, const gtr_metric
 					goto nomem;
 			}
 		}
+	}
+	/*
+	 * The functions' family is kept to what the runs can test: Holm's first
+	 * level, alpha over the family's size, must stay above the smallest p
+	 * the U test can give (0.0079 for 5 vs 5 runs: 6 functions at 0.05).
+	 * Past that, the functions with the largest figures in the baseline are
+	 * tested and the rest are not, and said to be: chosen from the baseline
+	 * alone, so the choice does not lean on the runs being judged.
+	 */
+	if (stat && (ci.funcs_untested = trim_funcs(*out, *n, gtr_utest_min_p(nb, nc), th->alpha)) > 0) {
+		size_t k = 0;
+		for (size_t i = 0; i < *n; i++)
+			if ((*out)[i].p >= 0 || !(*out)[i].func)
+				(*out)[k++] = (*out)[i];
+		*n = k;
 	}
 	/*
 	 * Holm, in two families: the trace's totals, and the functions' figures.

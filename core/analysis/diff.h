@@ -213,6 +213,7 @@ typedef struct gtr_cmp_info {
 	size_t nb, nc;  /* runs */
 	size_t need;    /* runs per side the test needs at this alpha */
 	size_t tested;  /* metrics the test was run on (Holm's family) */
+	size_t funcs_untested; /* functions' figures past what the runs can test (see gtr_compare_runs) */
 	double alpha;
 } gtr_cmp_info;
 

@@ -865,6 +865,9 @@ static void text_mode(gtr_out *o, const gtr_check_case *c)
 	gtr_out_printf(o, "%zu vs %zu run%s", in->nb, in->nc, in->nc == 1 ? "" : "s");
 	if (in->mode == GTR_CMP_FEW)
 		gtr_out_printf(o, ", not statistical (need >= %zu runs a side)", in->need);
+	if (in->funcs_untested)
+		gtr_out_printf(o, ", %zu smaller function figure%s not tested (more runs test more)",
+			       in->funcs_untested, in->funcs_untested == 1 ? "" : "s");
 }
 
 static void text_changes(const gtr_check_case *c, gtr_out *o)
@@ -1153,9 +1156,10 @@ static void json_case(gtr_out *o, const gtr_check_case *x, const char *sep)
 		gtr_out_str(o, "null");
 	gtr_out_str(o, ",\"comparison\":");
 	if (x->base && x->nruns > x->errors) {
-		gtr_out_printf(o, "{\"mode\":\"%s\",\"runs\":[%zu,%zu],\"need\":%zu,\"tested\":%zu,\"verdict\":\"%s\"}",
+		gtr_out_printf(o, "{\"mode\":\"%s\",\"runs\":[%zu,%zu],\"need\":%zu,\"tested\":%zu,"
+			       "\"funcs_untested\":%zu,\"verdict\":\"%s\"}",
 			       x->info.mode == GTR_CMP_STAT ? "statistical" : "not_statistical", x->info.nb,
-			       x->info.nc, x->info.need, x->info.tested,
+			       x->info.nc, x->info.need, x->info.tested, x->info.funcs_untested,
 			       x->verdict == GTR_WORSE ? "worse" : x->verdict == GTR_BETTER ? "better" : "same");
 	} else {
 		gtr_out_str(o, "null");

@@ -250,7 +250,11 @@ static void verdict_text(gtr_out *o, gtr_verdict v, const gtr_change *ch, size_t
 			 const gtr_cmp_info *info)
 {
 	gtr_out_printf(o, "(%zu vs %zu run%s, ", info->nb, info->nc, info->nc == 1 ? "" : "s");
-	if (info->mode == GTR_CMP_STAT)
+	if (info->mode == GTR_CMP_STAT && info->funcs_untested)
+		gtr_out_printf(o, "Mann-Whitney U test, alpha %g; %zu smaller function figure%s not tested: "
+				  "more runs test more) ",
+			       info->alpha, info->funcs_untested, info->funcs_untested == 1 ? "" : "s");
+	else if (info->mode == GTR_CMP_STAT)
 		gtr_out_printf(o, "Mann-Whitney U test, alpha %g) ", info->alpha);
 	else
 		gtr_out_printf(o, "not statistical: need >= %zu runs a side for the test) ", info->need);
@@ -359,9 +363,11 @@ static void json_diff(const gtr_metrics *a, const gtr_metrics *b, const gtr_diff
 		pb += sd->r[1][i]->partial != 0;
 	gtr_out_printf(o, ",\"partial\":%s,\"partial_runs\":{\"a\":%d,\"b\":%d}", pa || pb ? "true" : "false", pa, pb);
 	gtr_out_printf(o, ",\"comparison\":{\"mode\":\"%s\",\"test\":\"Mann-Whitney U, two-sided; Holm\","
-			  "\"alpha\":%g,\"runs\":{\"a\":%zu,\"b\":%zu},\"need\":%zu,\"tested\":%zu,\"min_delta_ns\":%llu}",
+			  "\"alpha\":%g,\"runs\":{\"a\":%zu,\"b\":%zu},\"need\":%zu,\"tested\":%zu,"
+			  "\"funcs_untested\":%zu,\"min_delta_ns\":%llu}",
 		       info->mode == GTR_CMP_STAT ? "statistical" : "not_statistical", info->alpha, info->nb,
-		       info->nc, info->need, info->tested, (unsigned long long)opts->th->min_delta);
+		       info->nc, info->need, info->tested, info->funcs_untested,
+		       (unsigned long long)opts->th->min_delta);
 	gtr_out_str(o, ",\"metrics\":[");
 	for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++) {
 		int m = shown[i];
