@@ -20,7 +20,7 @@ import (
 )
 
 const (
-	items        = 1500  // items through the pipeline
+	items        = 12000 // items through the pipeline
 	checksumWork = 4000  // rounds of checksum work per item
 	encodeWork   = 16000 // rounds of encode work per item
 )
