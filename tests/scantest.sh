@@ -59,11 +59,13 @@ def slice($w; o; p):
 	 else {bad: "\($w) events_before: \(o.events_before | tojson) vs \(p.events_before | tojson)"} end),
 	time("\($w) start"; o.start_ns; p.start_ns), time("\($w) end"; o.end_ns; p.end_ns),
 	time("\($w) duration"; o.duration_ns; p.duration_ns);
-# Slices of list `ol` and `pl` matched by goroutine and start; one that
-# has no match must be within 2 us of the other list's shortest.
+# Slices of list `ol` and `pl` matched by goroutine and start (the nearest
+# start: one goroutine can start twice within the bound); one that has no
+# match must be within 2 us of the other list's shortest.
 def match($w; ol; pl):
 	(pl | to_entries[]) as {key: $i, value: $p}
-	| ([ol[] | select(.g == $p.g and near(.start_ns; $p.start_ns) <= $bound)] | first) as $o
+	| ([ol[] | select(.g == $p.g and near(.start_ns; $p.start_ns) <= $bound)]
+	   | min_by(near(.start_ns; $p.start_ns))) as $o
 	| if $o == null then
 		(if (ol | length) == (pl | length) and near(ol[-1].duration_ns; $p.duration_ns) <= 2000 then empty
 		 else {bad: "\($w) #\($i + 1) G\($p.g) at \($p.start_ns): not in --ordered"} end)
@@ -101,7 +103,8 @@ def pause(o; p):
    time("pause p50"; $o.stw.p50_ns; $p.stw.p50_ns), time("pause p99"; $o.stw.p99_ns; $p.stw.p99_ns),
    time("pause max"; $o.stw.max_ns; $p.stw.max_ns),
    (($p.stw.top[]) as $pp
-    | ([$o.stw.top[] | select(.kind == $pp.kind and near(.start_ns; $pp.start_ns) <= $bound)] | first) as $op
+    | ([$o.stw.top[] | select(.kind == $pp.kind and near(.start_ns; $pp.start_ns) <= $bound)]
+       | min_by(near(.start_ns; $pp.start_ns))) as $op
     | if $op == null then
 	(if near($o.stw.top[-1].duration_ns; $pp.duration_ns) <= 2000 then empty
 	 else {bad: "pause at \($pp.start_ns): not in --ordered"} end)
