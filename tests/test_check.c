@@ -224,6 +224,41 @@ Test(compare, functions_past_what_the_runs_can_test)
 	cr_assert_eq(info.funcs_untested, 0);
 }
 
+/* The runtime's goroutines are reported, not gated, unless asked for. */
+Test(compare, runtime_functions_gated_only_when_asked)
+{
+	gtr_func_metrics fb[5][2], fc[5][2];
+	gtr_metrics b[5], c[5];
+	const gtr_metrics *pb[5], *pc[5];
+	for (int r = 0; r < 5; r++) {
+		uint64_t noise = (uint64_t)r * 30000;
+		fb[r][0] = (gtr_func_metrics){.func = "main.work", .exec = 60000000 + noise};
+		fb[r][1] = (gtr_func_metrics){.func = "runtime.gcBgMarkWorker", .exec = 10000000 + noise};
+		fc[r][0] = fb[r][0];
+		fc[r][1] = (gtr_func_metrics){.func = "runtime.gcBgMarkWorker", .exec = 30000000 + noise};
+		b[r] = (gtr_metrics){.funcs = fb[r], .nfuncs = 2};
+		c[r] = (gtr_metrics){.funcs = fc[r], .nfuncs = 2};
+		b[r].known[GTR_M_EXEC] = c[r].known[GTR_M_EXEC] = 1;
+		b[r].v[GTR_M_EXEC] = fb[r][0].exec + fb[r][1].exec;
+		c[r].v[GTR_M_EXEC] = fc[r][0].exec + fc[r][1].exec;
+		pb[r] = &b[r];
+		pc[r] = &c[r];
+	}
+	gtr_thresholds th;
+	gtr_thresholds_default(&th);
+	gtr_change *ch;
+	size_t n;
+	/* main.work's share falls (86% -> 67%): better, not a regression. */
+	cr_assert_eq(gtr_compare_runs(pb, 5, pc, 5, &th, &ch, &n, NULL), GTR_BETTER);
+	for (size_t i = 0; i < n; i++)
+		cr_assert(!ch[i].func || strcmp(ch[i].func, "main.work") == 0, "%s is gated", ch[i].func);
+	free(ch);
+	char why[100];
+	cr_assert_eq(gtr_thresholds_parse(&th, "func_share=20", why, sizeof why), 0, "%s", why);
+	cr_assert_eq(gtr_compare_runs(pb, 5, pc, 5, &th, &ch, &n, NULL), GTR_WORSE);
+	free(ch);
+}
+
 /* Writes through a gtr_out into a temporary file and reads it back. */
 static char *capture(void (*fn)(void *, gtr_out *), void *arg, size_t *len)
 {
