@@ -106,6 +106,10 @@ run() {
 settings() {
 	case $1 in
 	greedy) echo GTR_YIELD_EVERY=20000 GODEBUG=asyncpreemptoff=1 ;;
+	# The corpus's churn and gcpressure run 5 and 35 ms of execution:
+	# repeated to 0.1 s and more, long enough to be measured.
+	churn) echo GTR_REPEAT=30 ;;
+	gcpressure) echo GTR_REPEAT=8 ;;
 	*) echo GTR_UNCHANGED=1 ;;
 	esac
 }

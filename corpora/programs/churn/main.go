@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/trace"
+	"strconv"
 	"sync"
 )
 
@@ -282,6 +283,21 @@ func conds(items, consumers int) {
 	wg.Wait()
 }
 
+// repeat is GTR_REPEAT (default 1): how many times the whole workload
+// runs, for runs long enough to be measured on a busy machine.
+func repeat() int {
+	s := os.Getenv("GTR_REPEAT")
+	if s == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		fmt.Fprintf(os.Stderr, "churn: bad GTR_REPEAT=%q: want a positive integer\n", s)
+		os.Exit(2)
+	}
+	return n
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: churn TRACEFILE")
@@ -297,12 +313,14 @@ func main() {
 		os.Exit(1)
 	}
 
-	spawnWaves(10, 200) // 2000 short goroutines
-	pingPong(300)
-	pipeline(600, 4)
-	selects(150)
-	mutexes(8, 150)
-	conds(400, 4)
+	for r := repeat(); r > 0; r-- {
+		spawnWaves(10, 200) // 2000 short goroutines
+		pingPong(300)
+		pipeline(600, 4)
+		selects(150)
+		mutexes(8, 150)
+		conds(400, 4)
+	}
 
 	trace.Stop()
 	if err := f.Close(); err != nil {

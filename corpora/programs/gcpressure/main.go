@@ -17,6 +17,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/trace"
+	"strconv"
 	"sync"
 )
 
@@ -78,6 +79,21 @@ func phase(p int) {
 	}
 }
 
+// repeat is GTR_REPEAT (default 1): how many times the whole workload
+// runs, for runs long enough to be measured on a busy machine.
+func repeat() int {
+	s := os.Getenv("GTR_REPEAT")
+	if s == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		fmt.Fprintf(os.Stderr, "gcpressure: bad GTR_REPEAT=%q: want a positive integer\n", s)
+		os.Exit(2)
+	}
+	return n
+}
+
 func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: gcpressure TRACEFILE")
@@ -93,12 +109,14 @@ func main() {
 		os.Exit(1)
 	}
 
-	for p := 0; p < phases; p++ {
-		phase(p)
-		// A forced collection between phases, when the allocators have
-		// finished: runtime.GC also sweeps the whole heap before it
-		// returns.
-		runtime.GC()
+	for r := repeat(); r > 0; r-- {
+		for p := 0; p < phases; p++ {
+			phase(p)
+			// A forced collection between phases, when the allocators
+			// have finished: runtime.GC also sweeps the whole heap
+			// before it returns.
+			runtime.GC()
+		}
 	}
 
 	trace.Stop()
