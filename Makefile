@@ -63,7 +63,7 @@ deps: ## install the Debian packages gtr builds with, when missing
 go: ## install the Go toolchains the tests use as oracles (into GO_DIR)
 	@tests/go.sh "$(SHARED)" "$(GO_DIR)" $(GO_VERSIONS)
 
-test: deps go ## build and run every test: unit, differential, CLI
+test: deps go ## build and run every test: unit, differential, CLI (tests/README.md)
 	@$(MAKE) --no-print-directory all $(TEST_BIN)
 	@BUILD=$(BUILD) GO_DIR=$(GO_DIR) tests/run.sh $(TEST_BIN)
 
