@@ -1913,6 +1913,14 @@ static void check_warnings(const gtr_check_result *res, size_t n)
 static int check_finish(const gtr_check_result *res, size_t nin, const gtr_baseline *base,
 			const check_out *co, unsigned jobs, double seconds)
 {
+	for (int which = 0; which < 3; which++) {
+		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
+		if (output_is_input(path, co->baseline, "the baseline"))
+			return EXIT_USAGE;
+		for (size_t i = 0; i < nin; i++)
+			if (output_is_input(path, res[i].in->path, "the trace"))
+				return EXIT_USAGE;
+	}
 	gtr_check_case *cases = NULL;
 	size_t ncases = 0;
 	if (gtr_check_judge(res, nin, base, co->th, &cases, &ncases) < 0) {
@@ -1922,14 +1930,6 @@ static int check_finish(const gtr_check_result *res, size_t nin, const gtr_basel
 	check_warnings(res, nin);
 	static gtr_out o;
 	int io_failed = 0;
-	for (int which = 0; which < 3; which++) {
-		const char *path = which == 2 ? co->jsonl : which ? co->junit : co->report_json;
-		if (output_is_input(path, co->baseline, "the baseline"))
-			return EXIT_USAGE;
-		for (size_t i = 0; i < nin; i++)
-			if (output_is_input(path, res[i].in->path, "the trace"))
-				return EXIT_USAGE;
-	}
 	if (co->update && strcmp(co->baseline, "-") == 0) {
 		io_failed = 1;
 		say("check: the baseline cannot be standard output%s%s", "", "");
