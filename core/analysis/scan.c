@@ -377,6 +377,68 @@ void scan_progress(walk *k, uint64_t bytes)
 	}
 }
 
+static int cmp_steal(const void *a, const void *b)
+{
+	const csteal *x = a, *y = b;
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->start - y->start; /* at one time, the steal first */
+}
+
+/*
+ * An M that held a P in a syscall and starts another (or the same) P must
+ * have lost the first to a ProcSteal, written by another M; Go's reader
+ * lets the start happen only after that steal. Where the steal was written
+ * later than the start (sysmon writes it after it took the P, the M may
+ * be quicker), Go's reader moves the start and what follows it on that M
+ * past the steal, tens of microseconds at times, which the fast path's
+ * times cannot follow. Returns 1 when some start of an (M, P) has no steal
+ * of that P from that M written since the previous start (or ever), 0
+ * when every one has, or GTR_E_NOMEM.
+ */
+static int steal_late(worker *ws, unsigned jobs)
+{
+	size_t n = 0;
+	for (unsigned i = 0; i < jobs; i++)
+		n += ws[i].nsteals;
+	if (n == 0)
+		return 0;
+	csteal *all = malloc(n * sizeof *all);
+	if (!all)
+		return GTR_E_NOMEM;
+	n = 0;
+	for (unsigned i = 0; i < jobs; i++) {
+		memcpy(all + n, ws[i].steals, ws[i].nsteals * sizeof *all);
+		n += ws[i].nsteals;
+	}
+	qsort(all, n, sizeof *all, cmp_steal);
+	int late = 0, have = 0;
+	for (size_t i = 0; i < n && !late; i++) {
+		if (i == 0 || all[i].m != all[i - 1].m || all[i].p != all[i - 1].p)
+			have = 0;
+		if (!all[i].start)
+			have = 1;
+		else if (!have)
+			late = 1;
+		else
+			have = 0;
+	}
+	free(all);
+	return late;
+}
+
+static int add_steal(worker *w, csteal c)
+{
+	if (gtr_grow(&w->steals, &w->capsteals, w->nsteals + 1, sizeof *w->steals) < 0)
+		return GTR_E_NOMEM;
+	w->steals[w->nsteals++] = c;
+	return 0;
+}
+
 /*
  * One v2 event of type `type` with arguments a[] at local time t (Go's
  * reader read it at `raw`): the M's state, and the emitted events the
@@ -398,6 +460,9 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_PROC_START:
+		if (mode == MODE_PASS1 && st->p != -1 &&
+		    add_steal(w, (csteal){.m = sm->m, .p = st->p, .t = t, .start = 1}) < 0)
+			return GTR_E_NOMEM;
 		st->p = (int64_t)a[0];
 		emit_v2(k, t, &e);
 		break;
@@ -408,6 +473,9 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 	case GTR_V2_EV_PROC_STEAL:
 		if (a[2] == sm->m && st->p == (int64_t)a[0])
 			st->p = -1;
+		else if (mode == MODE_PASS1 && a[2] != sm->m &&
+			 add_steal(w, (csteal){.m = (int64_t)a[2], .p = (int64_t)a[0], .t = t}) < 0)
+			return GTR_E_NOMEM;
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_GO_STATUS:
@@ -1209,7 +1277,7 @@ static void pass1_reset(scan *s, worker *ws, unsigned jobs, size_t ngens)
 {
 	for (unsigned i = 0; i < jobs; i++) {
 		worker *w = &ws[i];
-		w->nheap = w->ntrunc = w->nstw = w->nprocs = 0;
+		w->nheap = w->ntrunc = w->nstw = w->nprocs = w->nsteals = 0;
 		w->events = w->nslices = w->orphan_ends = 0;
 		w->maxlocal = INT64_MIN;
 		for (size_t g = 0; g <= ngens; g++)
@@ -2350,6 +2418,13 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		fallback = give_up(info, "an error in pass 1");
 		goto out;
 	}
+	if (!s.v1 && (rc = steal_late(ws, jobs)) != 0) {
+		fallback = give_up(info, rc < 0 ? "out of memory checking the steals of Ps"
+						: "an M starts a P before the steal of the P it held in a "
+						  "syscall is written: only Go's order can tell");
+		rc = 0;
+		goto out;
+	}
 	if (!s.v1 && atomic_load(&s.keybad)) {
 		fallback = give_up(info, "an M's events of a generation are not in time order across its "
 					 "batches: only Go's order can tell");
@@ -2704,6 +2779,7 @@ out:
 		free(ws[i].trunc);
 		free(ws[i].stw);
 		free(ws[i].procs);
+		free(ws[i].steals);
 		free(ws[i].genmax);
 		free(ws[i].hs);
 		free(ws[i].v1ev);

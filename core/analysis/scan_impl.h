@@ -81,6 +81,16 @@ typedef struct cprocs {
 	uint32_t gen, stream;
 } cprocs;
 
+/*
+ * v2: a ProcSteal of P p from M m (another M's), or a ProcStart on M m
+ * while its own stream still has it holding P p (in a syscall): Go's
+ * reader lets that start happen only after the steal (see steal_order).
+ */
+typedef struct csteal {
+	int64_t m, p, t;
+	int start; /* 1: the ProcStart that waits for a steal; 0: a steal */
+} csteal;
+
 /* A goroutine whose history pass 2 fetches, up to `start`. */
 typedef struct track {
 	int64_t g;
@@ -152,6 +162,8 @@ typedef struct worker {
 	size_t nstw, capstw;
 	cprocs *procs;
 	size_t nprocs, capprocs;
+	csteal *steals;       /* v2, pass 1: steals and the starts that wait for them */
+	size_t nsteals, capsteals;
 	uint64_t events, nslices, orphan_ends;
 	int64_t *genmax;      /* per generation: the largest local time */
 	int64_t maxlocal;
