@@ -160,10 +160,17 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 			if (resume == R_CREATE) {
 				h->resume_at = here;
 				h->resume_kind = 1;
-			} else if (rstack && (resume == R_STACK || h->create_at.key < 0)) {
+			} else if (rstack && resume == R_STACK) {
 				h->resume_at = here;
 				h->resume_kind = 0;
 				h->resume = (gtr_stackref){k->gen, rstack};
+			} else if (rstack && resume == R_UNDET && h->create_at.key < 0 &&
+				   (h->undet_at.key < 0 || opos_cmp(&here, &h->undet_at) < 0)) {
+				/* Go's reader takes the stack of the status that
+				 * first tells it of the goroutine, in whatever
+				 * generation that is: the earliest one. */
+				h->undet_at = here;
+				h->undet = (gtr_stackref){k->gen, rstack};
 			}
 		}
 		if (before) {
@@ -254,7 +261,7 @@ static ALWAYS_INLINE int apply(walk *k, int64_t t, const emit *e, const int mode
 				resume = R_CREATE;
 			else if (e->from == GTR_GS_RUNNING && e->evg == e->id && e->stack)
 				resume = R_STACK, rstack = e->stack;
-			else if (e->from == GTR_GS_UNDETERMINED && e->tr_stack)
+			else if ((e->from == GTR_GS_UNDETERMINED || e->status) && e->tr_stack)
 				resume = R_UNDET, rstack = e->tr_stack;
 		}
 		if (e->evg >= 0)
@@ -489,6 +496,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		e.to = status <= GTR_V2_GO_WAITING ? gs[status] : GTR_GS_UNDETERMINED;
 		e.from = gen == 0 ? GTR_GS_UNDETERMINED : e.to;
 		e.tr_stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
+		e.status = 1;
 		if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
 			e.evg = e.id; /* reported on the M it is on */
 		emit_v2(k, t, &e);
@@ -2083,9 +2091,9 @@ static int cmp_chain(const void *a, const void *b)
 static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merged_hist *out)
 {
 	memset(out, 0, sizeof *out);
-	opos ct = {.key = -1}, rt = {.key = -1};
+	opos ct = {.key = -1}, rt = {.key = -1}, ut = {.key = -1};
 	int rkind = 0;
-	gtr_stackref rst = {0, 0};
+	gtr_stackref rst = {0, 0}, ust = {0, 0};
 	chain_ev all[64];
 	size_t n = 0;
 	for (unsigned i = 0; i < jobs; i++) {
@@ -2099,6 +2107,10 @@ static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merg
 			rkind = h->resume_kind;
 			rst = h->resume;
 		}
+		if (h->undet_at.key >= 0 && (ut.key < 0 || opos_cmp(&h->undet_at, &ut) < 0)) {
+			ut = h->undet_at;
+			ust = h->undet;
+		}
 		for (size_t j = 0; j < h->nchain && n < 64; j++, n++) {
 			all[n].at = h->chain[j].at;
 			all[n].type = h->chain[j].type;
@@ -2107,6 +2119,8 @@ static void merge_hist(const scan *s, worker *ws, unsigned jobs, size_t ti, merg
 	(void)s;
 	if (rt.key >= 0)
 		out->resume = rkind == 1 ? out->create : rst;
+	else if (ut.key >= 0 && ct.key < 0)
+		out->resume = ust;
 	qsort(all, n, sizeof all[0], cmp_chain);
 	size_t first = n > GTR_CHAIN_LEN ? n - GTR_CHAIN_LEN : 0;
 	for (size_t j = first; j < n; j++) {
@@ -2649,7 +2663,7 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 			goto out;
 		}
 		for (size_t j = 0; j < s.ntracks; j++)
-			ws[i].hs[j].create_at.key = ws[i].hs[j].resume_at.key = -1;
+			ws[i].hs[j].create_at.key = ws[i].hs[j].resume_at.key = ws[i].hs[j].undet_at.key = -1;
 	}
 	if (s.v1) {
 		rc = fetch_history(&s, ws, jobs, 0, end_local, info, err);

@@ -137,6 +137,8 @@ typedef struct hist {
 	opos resume_at;       /* key -1: none */
 	int resume_kind;      /* 0 stack, 1 create */
 	gtr_stackref resume;
+	opos undet_at;        /* the earliest status with a stack; key -1: none */
+	gtr_stackref undet;   /* its stack: the resume stack when nothing later sets one */
 } hist;
 
 typedef struct scan scan;
@@ -301,6 +303,7 @@ typedef struct emit {
 	uint64_t tr_stack;
 	uint64_t reason;   /* v2: a string id; v1: the wire type (see gtr_v1_block_reason) */
 	uint8_t quiet;     /* pass 2 notes nothing of it: it repeats an event already noted */
+	uint8_t status;    /* v2: a GoStatus, whose stack may be the goroutine's first known */
 } emit;
 
 /* Makes e a transition of goroutine id between two states. */
