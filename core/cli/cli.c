@@ -502,11 +502,32 @@ static int head_is_trace(void *ctx, const uint8_t *p, size_t n)
  * A file that shrank while it was read: strictly an error (status 1),
  * leniently a warning after the report of what was read. Returns the status.
  */
+/*
+ * Whether the file had shrunk when the report began to be written (-1:
+ * not asked). A report reads names and stacks from the mapped file as it
+ * writes them, so a shrink first met then comes after the report marked
+ * itself whole or partial.
+ */
+static int shrank_at_report = -1;
+
+static void report_begins(void)
+{
+	uint64_t now, at;
+	shrank_at_report = cur_map && gtr_map_shrank(cur_map, &now, &at);
+}
+
 static int shrink_status(const char *path, const gtr_map *m, int lenient, int st)
 {
 	uint64_t now, at;
 	if (!m || !gtr_map_shrank(m, &now, &at))
 		return st;
+	if (lenient && shrank_at_report == 0 && !shrink_said) {
+		fprintf(stderr, "gtr: %s: the file shrank while the report was written: now %llu bytes, was "
+			"%llu; the report above may be incomplete and not say so\n",
+			nm(path), (unsigned long long)now, (unsigned long long)m->size);
+		shrink_said = 1;
+		return EXIT_ERR;
+	}
 	if (!shrink_said)
 		fprintf(stderr, "gtr: %s%s: the file shrank while it was read: now %llu bytes, was %llu\n",
 			lenient ? "warning: " : "", nm(path), (unsigned long long)now,
@@ -1187,8 +1208,10 @@ again:
 					si.jobs, si.sec_ends, si.sec_pass1, si.sec_waiters, si.sec_pass2,
 					si.rounds, (double)si.pass2_bytes / 1e6);
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			report_begins();
 			rc = gtr_report_greedy(op.trace, g, &gopts, &o, &err);
+		}
 	} else if (dump) {
 		rc = gtr_report_dump(op.trace, &d, &o, &err);
 	} else {
@@ -1324,8 +1347,10 @@ again:
 		s = an.stats;
 		say_engine(path, &an.engine);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		report_begins();
 		rc = gtr_report_stats(op.trace, s, &opts, &o, &err);
+	}
 	if (rc < 0 && lenient && reopen_prefix(&op)) {
 		gtr_stats_free(s);
 		s = NULL;
