@@ -63,7 +63,9 @@ slices_go15() {
 	END { for (g in start) print last - start[g], start[g], g }'
 }
 
-top_n() { sort -k1,1nr -k2,2n -k3,3n | head -n "$N"; }
+# Go's side lists 10 more than gtr's: a slice at the cut may tie with one
+# just past it, and either is right.
+top_n() { sort -k1,1nr -k2,2n -k3,3n | head -n "$((N + 10))"; }
 
 for f in "$@"; do
 	name=$(basename "$f")
@@ -88,24 +90,31 @@ for f in "$@"; do
 	fi
 	grep -o '"rank":[0-9]*,"duration_ns":[0-9]*,"duration_s":[0-9.]*,"g":[0-9]*' "$out/json" |
 		sed -E 's/.*"duration_ns":([0-9]+).*"g":([0-9]+)/\1 \2/' >"$out/gtr"
-	if msg=$(awk -v tol=1000 '
+	if msg=$(awk -v tol=1000 -v n="$N" '
 			{ f = FILENAME == ARGV[1] ? 1 : 2 }
 		f == 1 { gd[++n1] = $1; gg[n1] = $3 }
 		f == 2 { td[++n2] = $1; tg[n2] = $2 }
 		END {
-			if (n1 != n2) { printf "%d slices from go, %d from gtr", n1, n2; exit 1 }
-			if (n1 == 0) { print "no slices"; exit 1 }
-			for (i = 1; i <= n1; i++) {
+			want = n1 < n ? n1 : n
+			if (n2 != want) { printf "%d slices from go, %d from gtr", want, n2; exit 1 }
+			if (n2 == 0) { print "no slices"; exit 1 }
+			for (i = 1; i <= n2; i++) {
 				d = gd[i] - td[i]; if (d < 0) d = -d
 				if (d > tol) { printf "#%d: go G%s %d ns, gtr G%s %d ns", i, gg[i], gd[i], tg[i], td[i]; exit 1 }
-				# Equal durations may list goroutines in either order.
-				if (gg[i] != tg[i] && (i == 1 || gd[i] - gd[i-1] > tol || gd[i-1] - gd[i] > tol) \
-				    && (i == n1 || gd[i] - gd[i+1] > tol || gd[i+1] - gd[i] > tol)) {
-					printf "#%d: go G%s, gtr G%s (%d ns)", i, gg[i], tg[i], gd[i]; exit 1 }
+				if (gg[i] == tg[i])
+					continue
+				# Equal durations may list goroutines in either order,
+				# at the cut too: gtr G must have a slice as long in go.
+				tie = 0
+				for (j = 1; j <= n1 && !tie; j++) {
+					d = gd[j] - td[i]; if (d < 0) d = -d
+					tie = gg[j] == tg[i] && d <= tol
+				}
+				if (!tie) { printf "#%d: go G%s, gtr G%s (%d ns)", i, gg[i], tg[i], gd[i]; exit 1 }
 			}
 		}' "$out/go" "$out/gtr"); then
 		pass=$((pass + 1))
-		echo "ok   greedy $name (go 1.$v, against $oracle, top $(wc -l <"$out/go"))"
+		echo "ok   greedy $name (go 1.$v, against $oracle, top $(wc -l <"$out/gtr"))"
 	else
 		fail=$((fail + 1))
 		echo "FAIL greedy $name (go 1.$v, against $oracle): $msg"
