@@ -419,7 +419,8 @@ static int steal_late(worker *ws, unsigned jobs)
 		return GTR_E_NOMEM;
 	n = 0;
 	for (unsigned i = 0; i < jobs; i++) {
-		memcpy(all + n, ws[i].steals, ws[i].nsteals * sizeof *all);
+		if (ws[i].nsteals)
+			memcpy(all + n, ws[i].steals, ws[i].nsteals * sizeof *all);
 		n += ws[i].nsteals;
 	}
 	qsort(all, n, sizeof *all, cmp_steal);
