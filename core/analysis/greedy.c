@@ -282,7 +282,10 @@ static int on_event(run *r, const gtr_event *ev)
 		res->first_ts = ev->ts;
 	res->last_ts = ev->ts;
 	int type = ev->type;
-	if (type == r->ty_procs && ev->nargs >= 1) {
+	if (type == r->ty_procs && ev->nargs >= 1 &&
+	    (res->nprocs == 0 || res->procs[res->nprocs - 1].procs != ev->args[0])) {
+		/* A change, not the value written again (v2 writes it at every
+		 * generation's start): repeats would change nothing below. */
 		if (gtr_grow(&res->procs, &r->capprocs, res->nprocs + 1, sizeof *res->procs) < 0)
 			return GTR_E_NOMEM;
 		res->procs[res->nprocs++] = (gtr_procs_change){ev->ts, ev->args[0]};

@@ -2513,6 +2513,17 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 		nstw = scan_v1_pauses(stw, nstw);
 	sort_stw(stw, nstw);
 	qsort(procs, nprocs, sizeof *procs, cmp_procs);
+	{
+		/* Changes only, as the ordered path keeps them: a value written
+		 * again (at every generation's start) is dropped, so that only
+		 * changes are shown and must lie outside big piles. Repeats
+		 * that Go orders differently in a pile are still repeats. */
+		size_t k = 0;
+		for (size_t i = 0; i < nprocs; i++)
+			if (k == 0 || procs[k - 1].procs != procs[i].procs)
+				procs[k++] = procs[i];
+		nprocs = k;
+	}
 	for (size_t i = 0; i < nstw; i++) {
 		if (stw[i].open) {
 			stw[i].end = end_local;
