@@ -207,6 +207,7 @@ enum {
 	F_HUGE_LEN = 32,   /* M 2's batch claims 100000 bytes */
 	F_HDR_VARINT = 64, /* M 2's batch time has 11 bytes */
 	F_BAD_FRAME = 128, /* stack 1's first frame names function string 99 */
+	F_PADDED = 256,    /* GoUnblock's sequence number takes 2 bytes, not 1 */
 };
 
 typedef struct synth {
@@ -279,7 +280,16 @@ static synth build(int version, unsigned flags)
 		} else {
 			EV(&c, 16, 5, 2, 1); /* GoStart g2 */
 		}
-		EV(&c, 21, 5, 1, 1, 2); /* GoUnblock g1 */
+		if (flags & F_PADDED) {
+			byte1(&c, 21); /* GoUnblock g1, its sequence number padded */
+			uv(&c, 5);
+			uv(&c, 1);
+			byte1(&c, 0x81);
+			byte1(&c, 0x00);
+			uv(&c, 2);
+		} else {
+			EV(&c, 21, 5, 1, 1, 2); /* GoUnblock g1 */
+		}
 		EV(&c, 22, 5, 1, 2);            /* GoSyscallBegin */
 		EV(&c, 23, 5);                                      /* GoSyscallEnd */
 		EV(&c, 17, 5);                                      /* GoDestroy g2 */
@@ -524,6 +534,30 @@ Test(v2_reader, args_and_stacks)
 	gtr_reader_free(r);
 	gtr_trace_free(t);
 	free(s.b.p);
+}
+
+/* Go counts an event's canonical bytes: a padded varint counts as short. */
+Test(v2_index, footprint_counts_padded_varints_short)
+{
+	synth a = build(26, 0), b = build(26, F_PADDED);
+	cr_assert_eq(b.b.n, a.b.n + 1);
+	gtr_trace *ta, *tb;
+	gtr_error e;
+	cr_assert_eq(open_span(a.b.p, a.b.n, &ta, &e), 0, "%s", e.msg);
+	cr_assert_eq(open_span(b.b.p, b.b.n, &tb, &e), 0, "%s", e.msg);
+	static gtr_footprint fa, fb;
+	cr_assert_eq(gtr_trace_footprint(ta, &fa, &e), 0, "%s", e.msg);
+	cr_assert_eq(gtr_trace_footprint(tb, &fb, &e), 0, "%s", e.msg);
+	cr_assert_eq(fa.count[21], 1);
+	for (int i = 0; i < 256; i++) {
+		cr_assert_eq(fb.count[i], fa.count[i], "type %d", i);
+		cr_assert_eq(fb.bytes[i], fa.bytes[i], "type %d: %llu bytes, %llu unpadded", i,
+			     (unsigned long long)fb.bytes[i], (unsigned long long)fa.bytes[i]);
+	}
+	gtr_trace_free(ta);
+	gtr_trace_free(tb);
+	free(a.b.p);
+	free(b.b.p);
 }
 
 Test(v2_index, info_and_footprint)
