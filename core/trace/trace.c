@@ -36,9 +36,10 @@ const char *gtr_version_writers(int version)
 	return row ? row->writers : "an unknown Go release";
 }
 
+/* The family's operations, found once at open (a reader calls them per event). */
 static const gtr_format_ops *ops_of(const gtr_trace *t)
 {
-	return gtr_version_row_of(t->info.version)->ops;
+	return t->ops;
 }
 
 int gtr_detect(const uint8_t *d, size_t n, int *version, gtr_family *family, gtr_error *err)
@@ -149,6 +150,7 @@ static int open_with(gtr_trace **out, const uint8_t *data, size_t size, const gt
 		gtr_kernels_init(&t->kernels, "scalar");
 	t->info.version = version;
 	t->info.family = family;
+	t->ops = gtr_version_row_of(version)->ops;
 	t->info.bytes = size;
 	t->loss.truncated_after_ns = -1;
 	t->rloss.truncated_after_ns = -1;

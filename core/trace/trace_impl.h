@@ -14,6 +14,7 @@ struct gtr_trace {
 	size_t size;
 	gtr_kernels kernels;
 	gtr_trace_info info;
+	const struct gtr_format_ops *ops; /* the family's, from the table of versions */
 	const gtr_spec *specs;
 	size_t nspecs;
 	void *impl; /* the family's index, owned */
