@@ -3,7 +3,7 @@
  *
  * Strings and stacks in a trace are referred to by ids that are only
  * unique within a table (a v2 generation, or the whole v1 trace); the
- * map keys on both. Open addressing, xxhash of the key, grows by
+ * map keys on both. Open addressing, a mix of the two keys, grows by
  * doubling. Not thread-safe for writes; concurrent lookups on a map that
  * is no longer written are fine.
  */
