@@ -154,7 +154,13 @@ static int start_slice(run *r, gstate *g, const gtr_event *ev, uint64_t ts)
 	g->running = (int64_t)r->nrunning;
 	r->running[r->nrunning++] = (size_t)(g - r->gs);
 	gtr_slice *s = &g->cur;
-	memset(s, 0, sizeof *s);
+	/* Field by field: clearing the whole slice took a sixth of greedy's time. */
+	s->end = 0;
+	s->end_state = 0;
+	s->truncated = 0;
+	s->reason = (gtr_str){0};
+	s->end_ev = 0;
+	s->end_stack = (gtr_stackref){0};
 	s->start = ts;
 	s->g = g->id;
 	s->p = ev->p;

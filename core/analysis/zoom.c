@@ -339,9 +339,11 @@ static int set_counter(run *r, gtr_zoom_counter c, uint64_t ts, uint64_t v)
 			s->val[s->n++] = v;
 		}
 	}
-	while (ts / z->cbucket_ns >= GTR_ZOOM_COUNTER_BUCKETS && z->cbucket_ns <= UINT64_MAX / 4)
+	uint64_t b = ts / z->cbucket_ns; /* one division: they cost */
+	while (b >= GTR_ZOOM_COUNTER_BUCKETS && z->cbucket_ns <= UINT64_MAX / 4) {
 		coarsen_counters(r);
-	uint64_t b = ts / z->cbucket_ns;
+		b = ts / z->cbucket_ns;
+	}
 	if (b >= GTR_ZOOM_COUNTER_BUCKETS)
 		b = GTR_ZOOM_COUNTER_BUCKETS - 1;
 	if (!s->set[b]) {
@@ -356,7 +358,8 @@ static int set_counter(run *r, gtr_zoom_counter c, uint64_t ts, uint64_t v)
 	return 0;
 }
 
-static int count_states(run *r, uint64_t ts)
+/* The counters of the states whose counts an event changed (bit st of `changed`). */
+static int count_states(run *r, uint64_t ts, unsigned changed)
 {
 	static const struct {
 		gtr_zoom_counter c;
@@ -364,6 +367,8 @@ static int count_states(run *r, uint64_t ts)
 	} m[] = {{GTR_ZC_G_RUNNING, GTR_GS_RUNNING}, {GTR_ZC_G_RUNNABLE, GTR_GS_RUNNABLE},
 		 {GTR_ZC_G_WAITING, GTR_GS_WAITING}, {GTR_ZC_G_SYSCALL, GTR_GS_SYSCALL}};
 	for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+		if (!(changed >> m[i].st & 1) && r->z->counters[m[i].c].seen)
+			continue; /* set_counter would find the same value */
 		int64_t v = r->counts[m[i].st];
 		int rc = set_counter(r, m[i].c, ts, v < 0 ? 0 : (uint64_t)v);
 		if (rc < 0)
@@ -396,7 +401,7 @@ static int on_event(run *r, const gtr_event *ev)
 	gtr_zoom *z = r->z;
 	if (ev->ts > z->end_ns)
 		z->end_ns = ev->ts;
-	int changed = 0;
+	unsigned changed = 0; /* bit st: counts[st] moved */
 	for (unsigned i = 0, nt = gtr_event_ntrans(ev); i < nt; i++) {
 		const gtr_transition *tr = gtr_event_trans(ev, i);
 		if (tr->res != GTR_RES_G)
@@ -443,17 +448,20 @@ static int on_event(run *r, const gtr_event *ev)
 			g->start = ts;
 			g->p = ev->p >= 0 && !(r->v1 && ev->p >= V1_FAKE_P) ? ev->p : -1;
 		}
-		if (g->state < 8)
+		if (g->state < 8) {
 			r->counts[g->state]--;
+			changed |= 1u << g->state;
+		}
 		g->state = tr->to;
-		if (g->state < 8)
+		if (g->state < 8) {
 			r->counts[g->state]++;
-		changed = 1;
+			changed |= 1u << g->state;
+		}
 		if (tr->to == GTR_GS_NOTEXIST)
 			gtr_idpool_drop(&r->gs, (uint64_t)tr->id);
 	}
 	if (changed) {
-		int rc = count_states(r, ev->ts);
+		int rc = count_states(r, ev->ts, changed);
 		if (rc < 0)
 			return rc;
 	}
