@@ -39,9 +39,11 @@ struct gtr_zoom_acc {
 	const gtr_trace *t;
 	gtr_zoom *z;
 	gtr_idpool gs;          /* gz by goroutine id */
-	gtr_zoom_slice *heap;   /* min-heap of the kept slices: the root ranks last */
+	gtr_zoom_slice *heap;   /* the kept slices, and those that came since the last selection */
 	size_t nheap, capheap;  /* capheap: the cap on slices kept */
 	size_t allocheap;       /* grown as slices come: a short trace does not pay for the cap */
+	gtr_zoom_slice floor;   /* once have_floor: the last of those kept; what ranks after it goes */
+	int have_floor;
 	gtr_idmap *stackfn;     /* (table, stack << 1 | outer) -> function index */
 	gtr_idmap *namefn;      /* (length, hash of the name) -> function index */
 	fname *names;
@@ -64,7 +66,16 @@ const char *gtr_zoom_counter_name(gtr_zoom_counter c)
 	return (unsigned)c < GTR_ZC_N ? names[c] : "?";
 }
 
-/* ---- the kept slices: a min-heap by duration ---- */
+/*
+ * ---- the kept slices: the longest capheap of them ----
+ *
+ * Slices go into a buffer a quarter larger than the cap. When it fills,
+ * a selection moves the capheap that rank first to its front and drops
+ * the rest; the last of those kept is then the floor, and a slice that
+ * ranks after it is dropped on arrival. A slice costs a comparison, and
+ * the selections a few per slice kept, on memory read in order (a heap
+ * of a million slices cost a cache miss per level of every sift).
+ */
 
 /* a ranks after b: shorter, or as long and later, or as long, as early and a higher goroutine. */
 static int ranks_after(const gtr_zoom_slice *a, const gtr_zoom_slice *b)
@@ -77,21 +88,62 @@ static int ranks_after(const gtr_zoom_slice *a, const gtr_zoom_slice *b)
 	return a->g > b->g;
 }
 
-static void sift_down(gtr_zoom_slice *h, size_t n, size_t i)
+static int cmp_rank(const void *a, const void *b)
 {
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		if (l < n && ranks_after(&h[l], &h[m]))
-			m = l;
-		if (r < n && ranks_after(&h[r], &h[m]))
-			m = r;
-		if (m == i)
+	return ranks_after(b, a) ? -1 : ranks_after(a, b);
+}
+
+static void swap_slices(gtr_zoom_slice *a, gtr_zoom_slice *b)
+{
+	gtr_zoom_slice t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * Moves the k slices of v[0..n) that rank first to v[0..k), in no order
+ * (0 < k < n). Quickselect on a median of three, Hoare's partition; past
+ * a depth of twice log2(n) (an input made to defeat the pivots), the
+ * range left is sorted instead.
+ */
+static void select_first(gtr_zoom_slice *v, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n, kk = (ptrdiff_t)k;
+	int budget = 2 * (64 - __builtin_clzll((unsigned long long)n));
+	while (hi - lo > 16) {
+		if (budget-- == 0) {
+			qsort(v + lo, (size_t)(hi - lo), sizeof *v, cmp_rank);
 			return;
-		gtr_zoom_slice tmp = h[i];
-		h[i] = h[m];
-		h[m] = tmp;
-		i = m;
+		}
+		ptrdiff_t mid = lo + (hi - lo) / 2;
+		if (ranks_after(&v[lo], &v[mid]))
+			swap_slices(&v[lo], &v[mid]);
+		if (ranks_after(&v[lo], &v[hi - 1]))
+			swap_slices(&v[lo], &v[hi - 1]);
+		if (ranks_after(&v[mid], &v[hi - 1]))
+			swap_slices(&v[mid], &v[hi - 1]);
+		const gtr_zoom_slice pivot = v[mid];
+		ptrdiff_t i = lo - 1, j = hi;
+		for (;;) {
+			do
+				i++;
+			while (ranks_after(&pivot, &v[i]));
+			do
+				j--;
+			while (ranks_after(&v[j], &pivot));
+			if (i >= j)
+				break;
+			swap_slices(&v[i], &v[j]);
+		}
+		/* v[lo..j] rank no later than the pivot, v[j+1..hi) no earlier. */
+		if (kk <= j + 1)
+			hi = j + 1;
+		else
+			lo = j + 1;
+		if (lo >= kk || hi <= kk)
+			return;
 	}
+	qsort(v + lo, (size_t)(hi - lo), sizeof *v, cmp_rank);
 }
 
 static void drop_dur(run *r, uint64_t d)
@@ -100,36 +152,43 @@ static void drop_dur(run *r, uint64_t d)
 		r->z->exact_above = d;
 }
 
+/* Keeps the capheap slices that rank first; the others are dropped. */
+static void compact_kept(run *r)
+{
+	gtr_zoom_slice *v = r->heap;
+	size_t n = r->nheap, k = r->capheap;
+	if (n <= k)
+		return;
+	select_first(v, n, k);
+	for (size_t i = k; i < n; i++)
+		drop_dur(r, v[i].end - v[i].start);
+	size_t last = 0;
+	for (size_t i = 1; i < k; i++)
+		if (ranks_after(&v[i], &v[last]))
+			last = i;
+	r->floor = v[last];
+	r->have_floor = 1;
+	r->nheap = k;
+}
+
 static int keep_slice(run *r, const gtr_zoom_slice *s)
 {
-	if (r->nheap == r->allocheap && r->nheap < r->capheap) {
-		size_t want = r->allocheap * 2 < r->capheap ? r->allocheap * 2 : r->capheap;
+	if (r->have_floor && ranks_after(s, &r->floor)) {
+		drop_dur(r, s->end - s->start);
+		return 0;
+	}
+	const size_t limit = r->capheap + (r->capheap / 4 ? r->capheap / 4 : 1);
+	if (r->nheap == r->allocheap) {
+		size_t want = r->allocheap * 2 < limit ? r->allocheap * 2 : limit;
 		gtr_zoom_slice *nh = realloc(r->heap, want * sizeof *nh);
 		if (!nh)
 			return GTR_E_NOMEM;
 		r->heap = nh;
 		r->allocheap = want;
 	}
-	gtr_zoom_slice *h = r->heap;
-	if (r->nheap == r->capheap) {
-		if (!ranks_after(&h[0], s)) {
-			drop_dur(r, s->end - s->start);
-			return 0;
-		}
-		drop_dur(r, h[0].end - h[0].start);
-		h[0] = *s;
-		sift_down(h, r->nheap, 0);
-		return 0;
-	}
-	/* Up while it ranks after its parent: the root is the one that ranks last. */
-	size_t i = r->nheap++;
-	h[i] = *s;
-	while (i > 0 && ranks_after(&h[i], &h[(i - 1) / 2])) {
-		gtr_zoom_slice tmp = h[i];
-		h[i] = h[(i - 1) / 2];
-		h[(i - 1) / 2] = tmp;
-		i = (i - 1) / 2;
-	}
+	r->heap[r->nheap++] = *s;
+	if (r->nheap == limit)
+		compact_kept(r);
 	return 0;
 }
 
@@ -618,6 +677,7 @@ int gtr_zoom_finish(gtr_zoom_acc *r, gtr_zoom **out, gtr_error *err)
 	z->ncbuckets = used < GTR_ZOOM_COUNTER_BUCKETS ? (size_t)used : GTR_ZOOM_COUNTER_BUCKETS;
 	if (z->nrows)
 		qsort(z->rows, z->nrows, sizeof *z->rows, cmp_row);
+	compact_kept(r);
 	z->slices = r->heap;
 	z->nslices = r->nheap;
 	r->heap = NULL;
