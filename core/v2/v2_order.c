@@ -923,8 +923,9 @@ int gtr_v2_order_advance(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint6
 		o->initial_gen = gen;
 	adv a = {.o = o, .ev = ev, .gen = gen, .table = table, .err = err};
 	a.cur = (ctx){-1, -1, m};
+	slot *ms = NULL;
 	if (m != -1) {
-		slot *ms = find(&o->ms, m);
+		ms = find(&o->ms, m);
 		if (!ms) {
 			/* Go creates the M's state on the first look, even
 			 * when the event cannot advance yet. */
@@ -938,14 +939,17 @@ int gtr_v2_order_advance(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint6
 	}
 	a.next = a.cur;
 	unsigned qlen = o->qlen;
+	const slot *mslots = o->ms.s;
 	int rc = dispatch(&a);
 	if (rc <= 0) {
 		o->qlen = qlen; /* drop anything queued before an error */
 		return rc;
 	}
 	if (m != -1) {
-		/* Handlers may have added Ms: look it up again. */
-		slot *ms = find(&o->ms, m);
+		/* Ms are never erased: the slot moved only if a handler added
+		 * one and the table grew. */
+		if (o->ms.s != mslots)
+			ms = find(&o->ms, m);
 		ms->g = a.next.g;
 		ms->p = a.next.p;
 	}
