@@ -21,8 +21,10 @@
 #    on the v2 traces and go tool trace -pprof=sched on the 200 MiB one,
 #    and prints gtr's speed and memory against theirs.
 # 5. Every command (greedy, greedy --fast, footprint, stats, report, check,
-#    diff) against one pass of Go's reader over the same trace ("command"
-#    lines; BENCH_SKIP_COMMANDS=1 skips them).
+#    diff) against one pass of Go's reader over the same trace
+#    (bench/onepass: Go 1.26's internal/trace, the reader of
+#    golang.org/x/exp/trace; "command" lines; BENCH_SKIP_COMMANDS=1 skips
+#    them).
 #
 # Environment: BUILD (build), GO_DIR (/opt/gtr-go), BENCH_RUNS (5),
 # BENCH_GO_RUNS (BENCH_RUNS), BENCH_BIG, BENCH_MID, BENCH_REGEN,
@@ -228,6 +230,19 @@ if [ "${BENCH_SKIP_GO:-0}" != 1 ] && [ ! -x "$gotrace" ]; then
 	note "building cmd/trace of Go $go_version"
 	go_env "$go_version" "$(gobin "$go_version")" build -o "$gotrace" cmd/trace
 fi
+# One pass of Go's own reader (internal/trace, which golang.org/x/exp/trace
+# copies), bench/onepass/main.go: built inside the toolchain's tree through
+# an overlay, as only that tree may import an internal package; the tree
+# is not written to. It reads v1 traces (Go 1.11 on) too.
+onepass=$cache/bin/onepass-go$go_version
+if [ "${BENCH_SKIP_GO:-0}" != 1 ] && { [ ! -x "$onepass" ] || [ "$onepass" -ot "$here/onepass/main.go" ]; }; then
+	note "building bench/onepass with Go $go_version"
+	goroot=$(go_env "$go_version" "$(gobin "$go_version")" env GOROOT)
+	printf '{"Replace": {"%s/src/cmd/gtronepass/main.go": "%s/onepass/main.go"}}\n' "$goroot" "$here" \
+		>"$cache/onepass-overlay.json"
+	go_env "$go_version" "$(gobin "$go_version")" build -overlay "$cache/onepass-overlay.json" \
+		-o "$onepass" cmd/gtronepass
+fi
 
 for t in $TRACES; do
 	f=$cache/$t.trace
@@ -331,23 +346,15 @@ for t in $TRACES; do
 done
 # ---- every command against Go's one pass ------------------------------------
 # What a person or a CI job runs, each at its default threads on the best
-# ISA, against one pass of Go's own reader over the same file: Go 1.26's
-# `go tool trace -d=footprint` for v2 traces, Go 1.21's `go tool trace -d`
-# (which prints every event: an upper bound of its pass) for v1 traces.
-# diff reads the trace twice (against itself); check reads one trace.
+# ISA, against one pass of Go's own reader over the same file: bench/onepass
+# (Go 1.26's internal/trace, the reader of golang.org/x/exp/trace, events
+# in order and nothing done with them), on v2 and v1 traces alike. diff
+# reads the trace twice (against itself); check reads one trace.
 if [ "${BENCH_SKIP_COMMANDS:-0}" != 1 ] && [ "${BENCH_SKIP_GO:-0}" != 1 ]; then
-	gotrace21=$cache/bin/trace-go1.21
-	if [ ! -x "$gotrace21" ]; then
-		note "building cmd/trace of Go 1.21"
-		go_env 1.21 "$(gobin 1.21)" build -o "$gotrace21" cmd/trace
-	fi
 	for t in $TRACES; do
 		f=$cache/$t.trace
 		bytes=$(stat -c %s "$f")
-		case $t in
-		v2-*) goname=go-tool-trace-d=footprint gocmd=("$gotrace" -d=footprint "$f") ;;
-		*) goname=go1.21-tool-trace-d gocmd=("$gotrace21" -d "$f") ;;
-		esac
+		goname=go$go_version-reader-onepass gocmd=("$onepass" "$f")
 		r=$(best "$GO_RUNS" -o "$sink" -- "${gocmd[@]}") || {
 			note "Go's pass failed on $t: $r"
 			continue
