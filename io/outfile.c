@@ -254,8 +254,8 @@ int gtr_outfile_open(gtr_outfile *f, const char *path, unsigned flags, const cha
 			f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		}
 		if (f->fd < 0) {
+			/* *what stays the path: the name made from it goes below. */
 			rc = -errno;
-			*what = f->tmp;
 			tmp_release(f->slot);
 			f->slot = 0;
 			free(f->tmp);

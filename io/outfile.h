@@ -47,8 +47,9 @@ typedef struct gtr_outfile {
 
 /*
  * Opens an output. Returns 0, or a negative errno value with *what
- * naming what failed ("locking", "creating a temporary file in DIR", a
- * path...), in a static string or one owned by f until abort.
+ * naming what failed ("locking", "opening its directory", or the path
+ * itself): a static string or `path`, never one that f owned (the
+ * failure has freed those).
  */
 int gtr_outfile_open(gtr_outfile *f, const char *path, unsigned flags, const char **what);
 

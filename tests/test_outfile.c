@@ -84,6 +84,23 @@ Test(outfile, new_file_then_replaced_nothing_left)
 	rm_tmp();
 }
 
+/* A failure names the path it was given, in memory that is still the caller's. */
+Test(outfile, missing_directory_names_the_path)
+{
+	mkdir_tmp();
+	char p[128];
+	snprintf(p, sizeof p, "%s/no/such/out.json", dir);
+	gtr_outfile f;
+	const char *what = NULL;
+	cr_assert_eq(gtr_outfile_open(&f, p, 0, &what), -ENOENT);
+	cr_assert_eq(what, p);
+	cr_assert_eq(gtr_outfile_open(&f, p, GTR_OUTFILE_LOCK, &what), -ENOENT);
+	cr_assert_not_null(what);
+	cr_assert_gt(strlen(what), 0);
+	cr_assert_eq(entries(), 0); /* nothing left behind */
+	rm_tmp();
+}
+
 Test(outfile, through_a_symlink_with_mode_kept)
 {
 	mkdir_tmp();
