@@ -382,6 +382,7 @@ int gtr_engine_run(const gtr_trace *t, const gtr_sink *sinks, size_t n, const gt
 		}
 		info->read_cpu_s = cpu_now() - t0;
 	}
+	info->pushed_ns = gtr_reader_pushed(rd);
 	gtr_reader_free(rd);
 	return rc < 0 ? rc : 0;
 }

@@ -67,6 +67,7 @@ typedef struct gtr_engine_info {
 	 * threads is 1; summed over the sinks' threads); on idle CPUs the
 	 * wall time is about the read's or the busiest sink thread's. */
 	double read_cpu_s, sink_cpu_s, sink_cpu_max_s;
+	uint64_t pushed_ns; /* gtr_reader_pushed at the end */
 	char why[128];     /* why it used one thread when more were asked, else empty */
 } gtr_engine_info;
 

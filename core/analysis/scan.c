@@ -397,9 +397,10 @@ static int cmp_steal(const void *a, const void *b)
 }
 
 /*
- * An M that held a P in a syscall and starts another (or the same) P must
- * have lost the first to a ProcSteal, written by another M; Go's reader
- * lets the start happen only after that steal. Where the steal was written
+ * An M that held a P in a syscall and starts another (or the same) P, or
+ * ends the syscall blocked without one, must have lost the first to a
+ * ProcSteal, written by another M; Go's reader lets the start (the end)
+ * happen only after that steal. Where the steal was written
  * later than the start (sysmon writes it after it took the P, the M may
  * be quicker), Go's reader moves the start and what follows it on that M
  * past the steal, tens of microseconds at times, which the fast path's
@@ -463,8 +464,10 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 	emit e = {.type = (uint16_t)type, .evg = st->g, .id = -1};
 	switch (type) {
 	case GTR_V2_EV_PROC_STATUS:
-		if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL)
+		if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL) {
 			st->p = (int64_t)a[0];
+			st->pnew = 0;
+		}
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_PROC_START:
@@ -472,15 +475,19 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		    add_steal(w, (csteal){.m = sm->m, .p = st->p, .t = t, .start = 1}) < 0)
 			return GTR_E_NOMEM;
 		st->p = (int64_t)a[0];
+		st->pnew = st->g != -1; /* a goroutine leaving a syscall */
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_PROC_STOP:
 		st->p = -1;
+		st->pnew = 0;
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_PROC_STEAL:
-		if (a[2] == sm->m && st->p == (int64_t)a[0])
+		if (a[2] == sm->m && st->p == (int64_t)a[0]) {
 			st->p = -1;
+			st->pnew = 0;
+		}
 		else if (mode == MODE_PASS1 && a[2] != sm->m &&
 			 add_steal(w, (csteal){.m = (int64_t)a[2], .p = (int64_t)a[0], .t = t}) < 0)
 			return GTR_E_NOMEM;
@@ -585,6 +592,16 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		emit_v2(k, t, &e);
 		break;
 	case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
+		/* Still holding the P it entered the syscall with: another M
+		 * stole it, and Go's reader lets this event happen only after
+		 * that steal (steal_late). */
+		if (st->p != -1 && !st->pnew) {
+			if (mode == MODE_PASS1 &&
+			    add_steal(w, (csteal){.m = sm->m, .p = st->p, .t = t, .start = 1}) < 0)
+				return GTR_E_NOMEM;
+			st->p = -1;
+		}
+		st->pnew = 0;
 		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
 		emit_v2(k, t, &e);
 		st->g = -1;
@@ -2435,8 +2452,9 @@ int gtr_scan_greedy(const gtr_trace *t, size_t top, unsigned jobs, unsigned flag
 	}
 	if (!s.v1 && (rc = steal_late(ws, jobs)) != 0) {
 		fallback = give_up(info, rc < 0 ? "out of memory checking the steals of Ps"
-						: "an M starts a P before the steal of the P it held in a "
-						  "syscall is written: only Go's order can tell");
+						: "an M starts a P, or leaves a syscall without one, before the "
+						  "steal of the P it held in the syscall is written: only "
+						  "Go's order can tell");
 		rc = 0;
 		goto out;
 	}

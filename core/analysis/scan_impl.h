@@ -45,6 +45,8 @@ typedef struct mstate {
 	uint16_t start_ev;
 	uint8_t open;
 	uint8_t stw_open;
+	uint8_t pnew;     /* v2: p was started in the syscall of g, so is not the
+			   * syscall's P (its end need not wait for a steal) */
 	size_t stw;       /* the worker's pause this stream has open */
 	/* v1 only */
 	int64_t cg;       /* the goroutine Go's parser has on the P, 0 none */

@@ -812,6 +812,11 @@ static void say_engine(const char *path, const gtr_engine_info *e)
 	else
 		fprintf(stderr, "gtr: %s: engine: %llu events in Go's order on one thread (%.3f s CPU)%s%s\n",
 			path, (unsigned long long)e->events, e->read_cpu_s, e->why[0] ? ": " : "", e->why);
+	/* How far Go's order moved a time from its thread's clock
+	 * (gtr_reader_pushed): what `greedy --fast`, which keeps the
+	 * threads' own times, may differ from it by. */
+	fprintf(stderr, "gtr: %s: order: events put up to %llu ns past their own times\n", path,
+		(unsigned long long)e->pushed_ns);
 }
 
 /*

@@ -410,6 +410,11 @@ int gtr_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err)
 	return rc;
 }
 
+uint64_t gtr_reader_pushed(const gtr_reader *r)
+{
+	return r->pushed;
+}
+
 void gtr_reader_free(gtr_reader *r)
 {
 	if (!r)

@@ -226,6 +226,16 @@ int gtr_reader_open(gtr_reader **out, const gtr_trace *t, gtr_error *err);
 int gtr_reader_next(gtr_reader *r, gtr_event *ev, gtr_error *err);
 void gtr_reader_free(gtr_reader *r);
 
+/*
+ * The furthest r has put an event past the time its thread gave it, in
+ * ns, so far. Go's reader makes times strictly increasing in its order:
+ * events that share a nanosecond are spaced 1 ns apart, and an event
+ * that must come after another thread's later-stamped one (the runtime
+ * stamped the two out of order) is put just after it. 0 for v1 traces,
+ * whose times Go's reader keeps.
+ */
+uint64_t gtr_reader_pushed(const gtr_reader *r);
+
 /* Who writes a trace version: "Go 1.23 or 1.24" for 23. */
 const char *gtr_version_writers(int version);
 

@@ -36,6 +36,7 @@ struct gtr_reader {
 	gtr_loss loss; /* what this reader skipped */
 	uint64_t nev;           /* events returned, to space progress calls */
 	uint64_t progress_next; /* bytes at which it tells next */
+	uint64_t pushed;        /* gtr_reader_pushed */
 };
 
 /*

@@ -70,6 +70,7 @@ typedef struct v2_reader {
 	int have_base;
 	int done;
 	gtr_loss *loss;     /* the gtr_reader's: what a tolerant generation lost */
+	uint64_t *pushed;   /* the gtr_reader's: gtr_reader_pushed */
 	uint64_t dropped;   /* events dropped in the installed generation */
 	uint64_t advanced;  /* events the state machine let through */
 	uint64_t tries;     /* candidates offered out of time order */
@@ -597,8 +598,12 @@ static int finish(v2_reader *r, gtr_v2_out *out, gtr_event *ev, gtr_error *err)
 					   (unsigned long long)out->reason[i]);
 	}
 	int64_t time = out->time;
-	if (time <= r->last)
+	if (time <= r->last) {
+		uint64_t push = (uint64_t)r->last + 1 - (uint64_t)time;
+		if (push > *r->pushed)
+			*r->pushed = push;
 		time = (int64_t)((uint64_t)r->last + 1);
+	}
 	r->last = time;
 	if (!r->have_base) {
 		r->base = time;
@@ -681,6 +686,7 @@ int gtr_v2_reader_open(gtr_reader *rd, gtr_error *err)
 	r->t = rd->t;
 	r->ix = gtr_v2_idx(rd->t);
 	r->loss = &rd->loss;
+	r->pushed = &rd->pushed;
 	r->order = gtr_v2_order_create(rd->t->specs, rd->t->nspecs);
 	if (!r->order) {
 		free(r);
