@@ -120,18 +120,24 @@ settings() {
 }
 
 echo "Go $gover, R = $R runs a set, programs: ${programs[*]}"
-# The two sets are made interleaved, run i of a then run i of b, so that
-# a change in the machine's load while they run falls on both alike: the
-# gate assumes runs and baseline made under the same conditions (README,
-# "Same machine, same load"), and this measures the gate, not the load.
-for i in $(seq 1 "$R"); do
-	for set in a b; do
-		for p in "${programs[@]}"; do
-			# shellcheck disable=SC2046
-			RUN_FROM=$i run "$p" "$tmp/$set/$p" "$i" $(settings "$p") || finish
+# make_sets A B PROGRAM...: R unchanged runs of each program into sets A
+# and B, made interleaved, run i of A then run i of B, so that a change
+# in the machine's load while they run falls on both alike: the gate
+# assumes runs and baseline made under the same conditions (README, "Same
+# machine, same load"), and this measures the gate, not the load.
+make_sets() {
+	local sa=$1 sb=$2 i set p
+	shift 2
+	for i in $(seq 1 "$R"); do
+		for set in "$sa" "$sb"; do
+			for p in "$@"; do
+				# shellcheck disable=SC2046
+				RUN_FROM=$i run "$p" "$tmp/$set/$p" "$i" $(settings "$p") || finish
+			done
 		done
 	done
-done
+}
+make_sets a b "${programs[@]}"
 # The regressions, R = 5.
 run greedy "$tmp/reg/greedy" 5 GTR_YIELD_EVERY=0 GODEBUG=asyncpreemptoff=1 || finish
 run cpufunc "$tmp/reg/cpufunc" 5 GTR_SLOW_FACTOR=2 || finish
@@ -255,14 +261,7 @@ else
 	echo "again, on fresh sets: ${again[*]} (a false alarm counts when it recurs)"
 	first=$alarms
 	alarms=0 alarmed=()
-	for i in $(seq 1 "$R"); do
-		for set in a2 b2; do
-			for p in "${again[@]}"; do
-				# shellcheck disable=SC2046
-				RUN_FROM=$i run "$p" "$tmp/$set/$p" "$i" $(settings "$p") || finish
-			done
-		done
-	done
+	make_sets a2 b2 "${again[@]}"
 	sets a2 b2 "${again[@]}"
 	echo "false alarms on fresh sets: $alarms (first sets: $first)"
 	if [ "$alarms" -eq 0 ]; then

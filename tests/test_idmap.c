@@ -156,3 +156,52 @@ Test(idvec, ids_from_one_stay_in_rows)
 	cr_assert_eq(gtr_idvec_count(v), 500000);
 	gtr_idvec_free(v);
 }
+
+/* The inverse of MurmurHash3's 64-bit finalizer, to choose ids that the
+ * finalizer alone, unseeded, would send to one slot. */
+static uint64_t inv_mul(uint64_t c)
+{
+	uint64_t x = c; /* Newton's iteration: right to 3, 6, 12, 24, 48, 96 bits */
+	for (int i = 0; i < 5; i++)
+		x *= 2 - c * x;
+	return x;
+}
+
+static uint64_t unfmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= inv_mul(UINT64_C(0xc4ceb9fe1a85ec53));
+	x ^= x >> 33;
+	x *= inv_mul(UINT64_C(0xff51afd7ed558ccd));
+	return x ^ (x >> 33);
+}
+
+/* Ids from a hostile trace, chosen so that an unseeded finalizer gives
+ * them all the same low 24 bits: in one table, and one per table (a
+ * generation each) against a known table multiplier. Each lookup would
+ * then probe through all of them; with the map's seeds the runs stay
+ * short. */
+Test(idmap, chosen_ids_do_not_share_a_probe_run)
+{
+	enum { N = 50000 };
+	const uint64_t golden = UINT64_C(0x9e3779b97f4a7c15);
+	gtr_idmap *one = gtr_idmap_create(), *many = gtr_idmap_create();
+	cr_assert(one && many);
+	for (uint64_t k = 0; k < N; k++) {
+		uint64_t id = unfmix64(k << 24);
+		cr_assert_eq(gtr_idmap_put(one, 0, id, k), 0);
+		cr_assert_eq(gtr_idmap_put(many, k, unfmix64(0) ^ (k * golden), k), 0);
+	}
+	size_t p1 = gtr_idmap_probe_max(one), p2 = gtr_idmap_probe_max(many);
+	cr_assert_lt(p1, 200, "one table: a probe run of %zu slots for %d keys", p1, N);
+	cr_assert_lt(p2, 200, "a table each: a probe run of %zu slots for %d keys", p2, N);
+	uint64_t v;
+	for (uint64_t k = 0; k < N; k += 997) {
+		cr_assert_eq(gtr_idmap_get(one, 0, unfmix64(k << 24), &v), 1);
+		cr_assert_eq(v, k);
+		cr_assert_eq(gtr_idmap_get(many, k, unfmix64(0) ^ (k * golden), &v), 1);
+		cr_assert_eq(v, k);
+	}
+	gtr_idmap_free(one);
+	gtr_idmap_free(many);
+}

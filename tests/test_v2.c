@@ -16,6 +16,8 @@
 
 #include "core/trace/spec.h"
 #include "core/trace/trace.h"
+#include "core/v2/v2.h"
+#include "core/v2/v2_order.h"
 #include "io/map.h"
 
 /* ------------------------------------------------------------------ */
@@ -890,4 +892,46 @@ Test(v2_corpus, damaged)
 	}
 	free(d);
 	gtr_map_close(&m);
+}
+
+/* ------------------------------------------------------------------ */
+/* The order's goroutine table, against ids a hostile trace chooses. */
+
+static void order_step(gtr_v2_order *o, uint8_t type, uint8_t nargs, const uint64_t *args)
+{
+	gtr_v2_raw ev = {.type = type, .nargs = nargs, .batch = 0, .event = 0};
+	memcpy(ev.args, args, nargs * sizeof *args);
+	gtr_error err = {0};
+	cr_assert_eq(gtr_v2_order_advance(o, &ev, 1, 1, 0, &err), 1, "event type %u: %s", type, err.msg);
+	while (gtr_v2_order_next(o))
+		;
+}
+
+/* Goroutine ids g * K^-1 (mod 2^64) for K the golden-ratio multiplier
+ * (those below 2^63): g * K^-1 * K = g, so a table that hashed by that
+ * product's top bits would give all of them the first slot, and each new
+ * goroutine would probe past every other. */
+Test(v2_order, chosen_goroutine_ids_do_not_share_a_probe_run)
+{
+	enum { N = 50000 };
+	size_t ns;
+	const gtr_spec *specs = gtr_specs(26, &ns);
+	gtr_v2_order *o = gtr_v2_order_create(specs, ns);
+	cr_assert_not_null(o);
+	const uint64_t k = UINT64_C(0x9e3779b97f4a7c15);
+	uint64_t kinv = k;
+	for (int i = 0; i < 5; i++)
+		kinv *= 2 - k * kinv;
+	order_step(o, GTR_V2_EV_PROC_STATUS, 2, (uint64_t[]){0, GTR_V2_PROC_RUNNING});
+	order_step(o, GTR_V2_EV_GO_STATUS, 3, (uint64_t[]){1, 1, GTR_V2_GO_RUNNING});
+	for (uint64_t g = 2, made = 0; made < N; g++) {
+		uint64_t id = g * kinv;
+		if (id >> 63) /* ids stay below 2^63 */
+			continue;
+		order_step(o, GTR_V2_EV_GO_CREATE, 3, (uint64_t[]){id, 0, 0});
+		made++;
+	}
+	size_t most = gtr_v2_order_probe_max(o);
+	cr_assert_lt(most, 200, "a probe run of %zu slots for %d goroutines", most, N + 1);
+	gtr_v2_order_free(o);
 }

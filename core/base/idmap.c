@@ -3,8 +3,12 @@
 #include "core/base/error.h"
 #include "core/base/vec.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 
 typedef struct slot {
 	uint64_t table, id, value;
@@ -15,13 +19,42 @@ struct gtr_idmap {
 	slot *slots;
 	size_t cap; /* power of two */
 	size_t count;
+	uint64_t seed, tmul; /* gtr_hash_seed; tmul is odd */
 };
+
+static uint64_t process_seed;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+static atomic_uint_fast64_t maps_made;
+
+static void make_process_seed(void)
+{
+	uint64_t s = 0;
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != (ssize_t)sizeof s) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		s = (uint64_t)ts.tv_nsec ^ (uint64_t)ts.tv_sec << 32 ^ (uint64_t)(uintptr_t)&s;
+	}
+	process_seed = s;
+}
+
+/* Ids come from the trace, so a hostile one could pick them to fall in
+ * one probe run, and make every lookup walk the whole map: each map
+ * mixes seeds of its own (gtr_hash_seed). Nothing the map answers
+ * depends on them; gtr_idmap_next's order does. */
+uint64_t gtr_hash_seed(void)
+{
+	pthread_once(&seed_once, make_process_seed);
+	uint64_t n = atomic_fetch_add_explicit(&maps_made, 1, memory_order_relaxed);
+	return gtr_fmix64(process_seed + n * UINT64_C(0x9e3779b97f4a7c15));
+}
 
 gtr_idmap *gtr_idmap_create(void)
 {
 	gtr_idmap *m = calloc(1, sizeof *m);
 	if (!m)
 		return NULL;
+	m->seed = gtr_hash_seed();
+	m->tmul = gtr_hash_seed() | 1;
 	m->cap = 64;
 	m->slots = calloc(m->cap, sizeof *m->slots);
 	if (!m->slots) {
@@ -39,23 +72,19 @@ void gtr_idmap_free(gtr_idmap *m)
 	free(m);
 }
 
-/* MurmurHash3's 64-bit finalizer over the two keys mixed: every bit of
- * both reaches the low bits that pick the slot (XXH3 of the 16 bytes
- * took a third of a lookup's time). */
-static size_t hash(uint64_t table, uint64_t id)
+/* The finalizer over the two keys and the map's seeds mixed: every bit
+ * of each reaches the low bits that pick the slot (XXH3 of the 16 bytes
+ * took a third of a lookup's time). The table is multiplied by a seed
+ * too, or keys (t, id ^ t * K) would all hash alike for a known K. */
+static size_t hash(const gtr_idmap *m, uint64_t table, uint64_t id)
 {
-	uint64_t x = id ^ (table * UINT64_C(0x9e3779b97f4a7c15));
-	x ^= x >> 33;
-	x *= UINT64_C(0xff51afd7ed558ccd);
-	x ^= x >> 33;
-	x *= UINT64_C(0xc4ceb9fe1a85ec53);
-	return (size_t)(x ^ (x >> 33));
+	return (size_t)gtr_fmix64(id ^ m->seed ^ (table * m->tmul));
 }
 
 static slot *find(const gtr_idmap *m, uint64_t table, uint64_t id)
 {
 	size_t mask = m->cap - 1;
-	for (size_t i = hash(table, id) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash(m, table, id) & mask;; i = (i + 1) & mask) {
 		slot *s = &m->slots[i];
 		if (!s->used || (s->table == table && s->id == id))
 			return s;
@@ -110,7 +139,7 @@ int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id)
 	/* Backward-shift deletion keeps every probe run unbroken. */
 	size_t mask = m->cap - 1, i = (size_t)(s - m->slots);
 	for (size_t j = (i + 1) & mask; m->slots[j].used; j = (j + 1) & mask) {
-		size_t home = hash(m->slots[j].table, m->slots[j].id) & mask;
+		size_t home = hash(m, m->slots[j].table, m->slots[j].id) & mask;
 		/* Move j back into the hole at i unless its home lies in (i, j]. */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			m->slots[i] = m->slots[j];
@@ -125,6 +154,19 @@ int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id)
 size_t gtr_idmap_count(const gtr_idmap *m)
 {
 	return m->count;
+}
+
+size_t gtr_idmap_probe_max(const gtr_idmap *m)
+{
+	size_t mask = m->cap - 1, most = 0;
+	for (size_t j = 0; j < m->cap; j++) {
+		if (!m->slots[j].used)
+			continue;
+		size_t d = (j - (hash(m, m->slots[j].table, m->slots[j].id) & mask)) & mask;
+		if (d + 1 > most)
+			most = d + 1;
+	}
+	return most;
 }
 
 int gtr_idmap_next(const gtr_idmap *m, size_t *it, uint64_t *table, uint64_t *id, uint64_t *value)

@@ -15,6 +15,25 @@
 
 typedef struct gtr_idmap gtr_idmap;
 
+/*
+ * A seed for a hash table keyed by what a trace gives (ids a hostile
+ * trace could choose to share one probe run): drawn once per process,
+ * made different at each call, so that no two tables share it either
+ * (copying one into another in slot order would pile the keys up).
+ */
+uint64_t gtr_hash_seed(void);
+
+/* MurmurHash3's 64-bit finalizer: a bijection, every input bit reaching
+ * every output bit. */
+static inline uint64_t gtr_fmix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	return x ^ (x >> 33);
+}
+
 gtr_idmap *gtr_idmap_create(void);
 void gtr_idmap_free(gtr_idmap *m);
 
@@ -31,6 +50,10 @@ int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *val
 int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id);
 
 size_t gtr_idmap_count(const gtr_idmap *m);
+
+/* The most slots a lookup of a key present probes (1: none moved), for
+ * tests: ids chosen to share a slot must not make it the map's size. */
+size_t gtr_idmap_probe_max(const gtr_idmap *m);
 
 /*
  * The entries in no particular order: start with *it = 0; each call

@@ -9,6 +9,7 @@
  * ranges) are not made.
  */
 #include "core/v2/v2_order.h"
+#include "core/base/idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +29,16 @@ typedef struct smap {
 	slot *s;
 	size_t cap; /* power of two, or 0 */
 	size_t n;
+	uint64_t mul;  /* odd, from gtr_hash_seed: see home */
 } smap;
 
-/* Fibonacci hashing: the top bits of the product are the well-mixed ones. */
+/* Multiply-shift with a random odd multiplier: two keys share a home
+ * with a chance of at most 2 in cap, whatever keys the trace chose, as
+ * long as it cannot know the multiplier (a fixed one, the golden ratio,
+ * let a hostile trace put every goroutine in one probe run). */
 static size_t home(const smap *m, int64_t key)
 {
-	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> (64 - __builtin_ctzll(m->cap)));
+	return (size_t)(((uint64_t)key * m->mul) >> (64 - __builtin_ctzll(m->cap)));
 }
 
 static slot *find(const smap *m, int64_t key)
@@ -126,6 +131,9 @@ gtr_v2_order *gtr_v2_order_create(const gtr_spec *specs, size_t nspecs)
 		return NULL;
 	o->specs = specs;
 	o->nspecs = nspecs;
+	o->gs.mul = gtr_hash_seed() | 1;
+	o->ps.mul = gtr_hash_seed() | 1;
+	o->ms.mul = gtr_hash_seed() | 1;
 	return o;
 }
 
@@ -137,6 +145,16 @@ void gtr_v2_order_free(gtr_v2_order *o)
 	free(o->ps.s);
 	free(o->ms.s);
 	free(o);
+}
+
+size_t gtr_v2_order_probe_max(const gtr_v2_order *o)
+{
+	const smap *m = &o->gs;
+	size_t most = 0;
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->s[i].used && ((i - home(m, m->s[i].key)) & (m->cap - 1)) + 1 > most)
+			most = ((i - home(m, m->s[i].key)) & (m->cap - 1)) + 1;
+	return most;
 }
 
 gtr_v2_out *gtr_v2_order_next(gtr_v2_order *o)
@@ -334,7 +352,9 @@ static int proc_status(adv *a)
 		int found = 0;
 		for (size_t i = 0; i < o->ms.cap; i++) {
 			const slot *m = &o->ms.s[i];
-			if (m->used && m->p == pid) {
+			/* One thread holds it; were there more (a broken
+			 * trace), the lowest M, whatever the map's layout. */
+			if (m->used && m->p == pid && (!found || m->key < c.m)) {
 				c = (ctx){m->g, pid, m->key};
 				found = 1;
 			}

@@ -62,4 +62,9 @@ int gtr_v2_order_force(gtr_v2_order *o, const gtr_v2_raw *ev, int64_t m, uint64_
  */
 gtr_v2_out *gtr_v2_order_next(gtr_v2_order *o);
 
+/* The most slots a lookup of a goroutine it knows probes (1: none
+ * moved), for tests: ids chosen to share a slot must not make it the
+ * number of goroutines. */
+size_t gtr_v2_order_probe_max(const gtr_v2_order *o);
+
 #endif
