@@ -88,16 +88,93 @@ static int ranks_after(const gtr_zoom_slice *a, const gtr_zoom_slice *b)
 	return a->g > b->g;
 }
 
-static int cmp_rank(const void *a, const void *b)
-{
-	return ranks_after(b, a) ? -1 : ranks_after(a, b);
-}
-
 static void swap_slices(gtr_zoom_slice *a, gtr_zoom_slice *b)
 {
 	gtr_zoom_slice t = *a;
 	*a = *b;
 	*b = t;
+}
+
+typedef int (*slice_before)(const gtr_zoom_slice *a, const gtr_zoom_slice *b);
+
+static void sift_down(gtr_zoom_slice *v, size_t root, size_t n, slice_before before)
+{
+	for (;;) {
+		size_t c = 2 * root + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && before(&v[c], &v[c + 1]))
+			c++;
+		if (!before(&v[root], &v[c]))
+			return;
+		swap_slices(&v[root], &v[c]);
+		root = c;
+	}
+}
+
+/*
+ * Sorts v[0..n) by `before`, in place: the kept slices are a million of
+ * 40 bytes, and qsort would take as much again for its merge. Quicksort
+ * on a median of three, insertion sort for short ranges, heapsort past a
+ * depth of twice log2(n). Equal slices may come in any order.
+ */
+static void sort_slices(gtr_zoom_slice *v, size_t n, slice_before before, int depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			for (size_t i = n / 2; i-- > 0;)
+				sift_down(v, i, n, before);
+			for (size_t i = n - 1; i > 0; i--) {
+				swap_slices(&v[0], &v[i]);
+				sift_down(v, 0, i, before);
+			}
+			return;
+		}
+		size_t mid = n / 2;
+		if (before(&v[mid], &v[0]))
+			swap_slices(&v[0], &v[mid]);
+		if (before(&v[n - 1], &v[0]))
+			swap_slices(&v[0], &v[n - 1]);
+		if (before(&v[n - 1], &v[mid]))
+			swap_slices(&v[mid], &v[n - 1]);
+		const gtr_zoom_slice pivot = v[mid];
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (before(&v[i], &pivot))
+				i++;
+			while (before(&pivot, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			swap_slices(&v[i], &v[j]);
+			i++;
+			j--;
+		}
+		/* v[0..j] come no later than the pivot, v[j+1..n) no earlier:
+		 * recurse into the smaller side, loop on the larger. */
+		if (j + 1 < n - j - 1) {
+			sort_slices(v, j + 1, before, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sort_slices(v + j + 1, n - j - 1, before, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && before(&v[k], &v[k - 1]); k--)
+			swap_slices(&v[k], &v[k - 1]);
+}
+
+static int sort_depth(size_t n)
+{
+	return 2 * (64 - __builtin_clzll((unsigned long long)n | 1));
+}
+
+/* a ranks before b: ranks_after, the other way. */
+static int ranks_before(const gtr_zoom_slice *a, const gtr_zoom_slice *b)
+{
+	return ranks_after(b, a);
 }
 
 /*
@@ -112,7 +189,7 @@ static void select_first(gtr_zoom_slice *v, size_t n, size_t k)
 	int budget = 2 * (64 - __builtin_clzll((unsigned long long)n));
 	while (hi - lo > 16) {
 		if (budget-- == 0) {
-			qsort(v + lo, (size_t)(hi - lo), sizeof *v, cmp_rank);
+			sort_slices(v + lo, (size_t)(hi - lo), ranks_before, sort_depth((size_t)(hi - lo)));
 			return;
 		}
 		ptrdiff_t mid = lo + (hi - lo) / 2;
@@ -143,7 +220,7 @@ static void select_first(gtr_zoom_slice *v, size_t n, size_t k)
 		if (lo >= kk || hi <= kk)
 			return;
 	}
-	qsort(v + lo, (size_t)(hi - lo), sizeof *v, cmp_rank);
+	sort_slices(v + lo, (size_t)(hi - lo), ranks_before, sort_depth((size_t)(hi - lo)));
 }
 
 static void drop_dur(run *r, uint64_t d)
@@ -531,14 +608,15 @@ static int on_event(run *r, const gtr_event *ev)
 	return 0;
 }
 
-static int cmp_kept(const void *a, const void *b)
+/* The page's order: by P, then start (then goroutine: what else makes
+ * two slices of one P start at once is a broken trace). */
+static int kept_before(const gtr_zoom_slice *x, const gtr_zoom_slice *y)
 {
-	const gtr_zoom_slice *x = a, *y = b;
 	if (x->p != y->p)
-		return x->p < y->p ? -1 : 1;
+		return x->p < y->p;
 	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->g < y->g ? -1 : x->g > y->g;
+		return x->start < y->start;
+	return x->g < y->g;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -678,11 +756,18 @@ int gtr_zoom_finish(gtr_zoom_acc *r, gtr_zoom **out, gtr_error *err)
 	if (z->nrows)
 		qsort(z->rows, z->nrows, sizeof *z->rows, cmp_row);
 	compact_kept(r);
+	/* The buffer's spare quarter goes back before the report is made. */
+	if (r->nheap && r->nheap < r->allocheap) {
+		gtr_zoom_slice *nh = realloc(r->heap, r->nheap * sizeof *nh);
+		if (nh) {
+			r->heap = nh;
+			r->allocheap = r->nheap;
+		}
+	}
 	z->slices = r->heap;
 	z->nslices = r->nheap;
 	r->heap = NULL;
-	if (z->nslices)
-		qsort(z->slices, z->nslices, sizeof *z->slices, cmp_kept);
+	sort_slices(z->slices, z->nslices, kept_before, sort_depth(z->nslices));
 	z->funcs = malloc(r->nnames * sizeof *z->funcs);
 	if (!z->funcs) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");

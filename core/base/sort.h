@@ -20,7 +20,8 @@
  */
 int gtr_sort_order(const uint64_t *key, size_t n, uint32_t *order);
 
-/* Sorts v[0..n) in place, ascending. Returns 0 or GTR_E_NOMEM (v unchanged). */
+/* Sorts v[0..n) ascending, with a buffer of n values. Returns 0 or
+ * GTR_E_NOMEM (v unchanged). */
 int gtr_sort_u64(uint64_t *v, size_t n);
 
 #endif

@@ -575,27 +575,6 @@ static size_t slices_bytes(const gtr_zoom *z, int cut, uint64_t above, size_t *c
 	return bytes;
 }
 
-/* The function of each goroutine in the page: fn of its slices. */
-static uint32_t fn_of_g(const gtr_zoom *z, uint64_t g, const uint64_t *gs_fn_g, const uint32_t *gs_fn, size_t n)
-{
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (gs_fn_g[mid] < g)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	(void)z;
-	return lo < n && gs_fn_g[lo] == g ? gs_fn[lo] : 0;
-}
-
-static int cmp_u64pair(const void *a, const void *b)
-{
-	const uint64_t *x = a, *y = b;
-	return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
 static void put_counters(gtr_out *o, const gtr_zoom *z)
 {
 	gtr_out_printf(o, "\"counters\":{\"bucket_ns\":%llu,\"buckets\":%zu,\"series\":[",
@@ -714,22 +693,15 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 		gtr_out_str(o, "\"zoom\":null");
 		return 0;
 	}
+	/* Per slice, only gs (8 bytes, and as much for its sort) and, when
+	 * the page is over its budget, durs: a million slices are 40 MB
+	 * already (gtr_zoom). */
 	size_t n = z->nslices;
-	uint64_t *durs = malloc((n ? n : 1) * sizeof *durs);
-	uint64_t *gs = malloc((n ? n : 1) * sizeof *gs);
-	uint64_t *gpairs = malloc((n ? n : 1) * 2 * sizeof *gpairs);
+	uint64_t *gs = malloc((n ? n : 1) * sizeof *gs), *durs = NULL;
 	uint32_t *remap = malloc((z->nfuncs ? z->nfuncs : 1) * sizeof *remap);
-	if (!durs || !gs || !gpairs || !remap) {
-		free(durs);
-		free(gs);
-		free(gpairs);
-		free(remap);
-		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++)
-		durs[i] = z->slices[i].end - z->slices[i].start;
-	if (gtr_sort_u64(durs, n) < 0)
-		qsort(durs, n, sizeof *durs, cmp_u64);
+	uint32_t *gfn = NULL;
+	if (!gs || !remap)
+		goto nomem;
 	int cut = 0;
 	uint64_t above = 0;
 	size_t kept = n, gbytes = 0, ng;
@@ -738,44 +710,48 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 		ng = page_goroutines(z, cut, above, gs, &gbytes);
 		if (bytes + gbytes <= budget || kept == 0)
 			break;
+		if (!durs) {
+			if (!(durs = malloc((n ? n : 1) * sizeof *durs)))
+				goto nomem;
+			for (size_t i = 0; i < n; i++)
+				durs[i] = z->slices[i].end - z->slices[i].start;
+			if (gtr_sort_u64(durs, n) < 0)
+				qsort(durs, n, sizeof *durs, cmp_u64);
+		}
 		size_t want = kept / 4 * 3;
 		cut = 1;
 		above = durs[n - want - 1];
 	}
-	/* Each goroutine's function, from its slices; the functions in the page numbered anew. */
+	free(durs);
+	durs = NULL;
+	/* Each goroutine's function: that of its first slice in the zoom's
+	 * order (all of a goroutine's slices have its one start function);
+	 * then the functions in the page numbered anew, in first use. */
+	uint64_t *pg = gs; /* gs[0..ng): the goroutines in the page, sorted */
+	if (!(gfn = malloc((ng ? ng : 1) * sizeof *gfn)))
+		goto nomem;
+	for (size_t i = 0; i < ng; i++)
+		gfn[i] = UINT32_MAX;
 	for (size_t i = 0; i < n; i++) {
-		gpairs[2 * i] = (uint64_t)z->slices[i].g;
-		gpairs[2 * i + 1] = z->slices[i].fn;
-	}
-	qsort(gpairs, n, 2 * sizeof *gpairs, cmp_u64pair);
-	uint64_t *pg = gs + 0; /* gs[0..ng): the goroutines in the page */
-	uint32_t *gfn = malloc((ng ? ng : 1) * sizeof *gfn);
-	uint64_t *sg = malloc((n ? n : 1) * sizeof *sg);
-	uint32_t *sf = malloc((n ? n : 1) * sizeof *sf);
-	if (!gfn || !sg || !sf) {
-		free(gfn);
-		free(sg);
-		free(sf);
-		free(durs);
-		free(gs);
-		free(gpairs);
-		free(remap);
-		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
-	}
-	for (size_t i = 0; i < n; i++) {
-		sg[i] = gpairs[2 * i];
-		sf[i] = (uint32_t)gpairs[2 * i + 1];
+		uint64_t g = (uint64_t)z->slices[i].g;
+		size_t lo = 0, hi = ng;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (pg[mid] < g)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < ng && pg[lo] == g && gfn[lo] == UINT32_MAX)
+			gfn[lo] = z->slices[i].fn < z->nfuncs ? z->slices[i].fn : 0;
 	}
 	for (size_t f = 0; f < z->nfuncs; f++)
 		remap[f] = UINT32_MAX;
 	uint32_t nf = 0;
 	for (size_t i = 0; i < ng; i++) {
-		uint32_t f = fn_of_g(z, pg[i], sg, sf, n);
-		if (f >= z->nfuncs)
-			f = 0;
+		uint32_t f = gfn[i] < z->nfuncs ? gfn[i] : 0;
 		if (remap[f] == UINT32_MAX)
 			remap[f] = nf++;
-		gfn[i] = remap[f];
 	}
 	uint64_t exact = z->exact_above > above ? z->exact_above : above;
 	gtr_out_printf(o, "\"zoom\":{\"slices_total\":%llu,\"slices\":%zu,\"exact_above_ns\":%llu,"
@@ -786,16 +762,16 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 	/* In the new order: remap is increasing in first use, so walk the goroutines again. */
 	uint32_t written = 0;
 	for (size_t i = 0; i < ng; i++) {
-		if (gfn[i] != written)
+		uint32_t f = gfn[i] < z->nfuncs ? gfn[i] : 0;
+		if (remap[f] != written)
 			continue;
-		uint32_t f = fn_of_g(z, pg[i], sg, sf, n);
-		if (f >= z->nfuncs)
-			f = 0;
 		if (written)
 			gtr_out_char(o, ',');
 		put_gstr(o, z->funcs[f]);
 		written++;
 	}
+	for (size_t i = 0; i < ng; i++)
+		gfn[i] = remap[gfn[i] < z->nfuncs ? gfn[i] : 0];
 	gtr_out_str(o, "],\"ends\":[");
 	for (size_t e = 0; e < z->nends; e++) {
 		char buf[256];
@@ -830,11 +806,7 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 	}
 	gtr_out_str(o, rows ? "\"}]," : "],");
 	free(gfn);
-	free(sg);
-	free(sf);
-	free(durs);
 	free(gs);
-	free(gpairs);
 	free(remap);
 	int rc = put_residual(o, z, cut, above, err);
 	if (rc < 0)
@@ -843,6 +815,12 @@ static int put_zoom(gtr_out *o, const gtr_zoom *z, size_t budget, gtr_error *err
 	put_counters(o, z);
 	gtr_out_char(o, '}');
 	return 0;
+nomem:
+	free(gfn);
+	free(durs);
+	free(gs);
+	free(remap);
+	return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
 }
 
 /* ---- tasks and regions (core/analysis/tasks.h) and the MMU (core/analysis/mmu.h) ---- */
