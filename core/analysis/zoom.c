@@ -619,6 +619,11 @@ static int kept_before(const gtr_zoom_slice *x, const gtr_zoom_slice *y)
 	return x->g < y->g;
 }
 
+void gtr_zoom_sort(gtr_zoom_slice *v, size_t n, int depth)
+{
+	sort_slices(v, n, kept_before, depth < 0 ? sort_depth(n) : depth);
+}
+
 static int cmp_row(const void *a, const void *b)
 {
 	const gtr_zoom_row *x = a, *y = b;
@@ -767,7 +772,7 @@ int gtr_zoom_finish(gtr_zoom_acc *r, gtr_zoom **out, gtr_error *err)
 	z->slices = r->heap;
 	z->nslices = r->nheap;
 	r->heap = NULL;
-	sort_slices(z->slices, z->nslices, kept_before, sort_depth(z->nslices));
+	gtr_zoom_sort(z->slices, z->nslices, -1);
 	z->funcs = malloc(r->nnames * sizeof *z->funcs);
 	if (!z->funcs) {
 		rc = gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");

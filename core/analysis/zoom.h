@@ -40,6 +40,14 @@ typedef struct gtr_zoom_slice {
 	uint16_t ended;       /* index into ends */
 } gtr_zoom_slice;
 
+/*
+ * Sorts v[0..n) in the page's order (by P, then start, then goroutine)
+ * in place, as gtr_zoom_finish does: quicksort, and heapsort for what is
+ * left after `depth` levels (-1: twice log2(n); 0: heapsort at once).
+ * For tests, and the selection of the slices kept sorts likewise.
+ */
+void gtr_zoom_sort(gtr_zoom_slice *v, size_t n, int depth);
+
 /* How slices ended: the state the goroutine went to and Go's reason. */
 typedef struct gtr_zoom_end {
 	uint8_t state;        /* gtr_gstate */
