@@ -2308,25 +2308,34 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 				need_range(s, need, s->gomax_si, 0,
 					   first_at(s, s->gomax_si, s->gomax_t + 1));
 		}
-			if ((rc = make_units(s, need, &cap)) < 0) {
+		if ((rc = make_units(s, need, &cap)) < 0) {
 			rc = scan_nomem(err);
 			break;
 		}
-		if (!s->nunits)
-			break;
-		info->rounds++;
-		for (size_t u = 0; u < s->nunits; u++)
-			for (size_t i = s->units[u].from; i < s->units[u].to; i++)
-				info->pass2_bytes += batch_bytes(s, s->streams[s->units[u].si].first + i);
-		if ((rc = run_pass(s, ws, jobs, MODE_PASS2, err)) < 0)
-			break;
+		/* Windows whose batches were all walked in earlier rounds
+		 * need no walk, but they still grow until their history is
+		 * known: a window may widen within the batches of one round
+		 * (a stream's batch that began long before it) and only reach
+		 * new ones some rounds later. */
+		if (s->nunits) {
+			info->rounds++;
+			for (size_t u = 0; u < s->nunits; u++)
+				for (size_t i = s->units[u].from; i < s->units[u].to; i++)
+					info->pass2_bytes += batch_bytes(s, s->streams[s->units[u].si].first + i);
+			if ((rc = run_pass(s, ws, jobs, MODE_PASS2, err)) < 0)
+				break;
+		}
+		int growing = 0;
 		for (size_t k = 0; k < s->ntracks; k++) {
 			track *tr = &s->tracks[k];
 			if (tr->done || (tr->done = (uint8_t)history_known(s, ws, jobs, k)))
 				continue;
 			int64_t w = tr->key - tr->from;
 			tr->from = w <= (tr->key - first) / 4 ? tr->key - 4 * w : INT64_MIN;
+			growing = 1;
 		}
+		if (!growing)
+			break;
 	}
 	free(need);
 	return rc;
