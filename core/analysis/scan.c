@@ -571,11 +571,16 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 			b2.type = GTR_V2_EV_GO_DESTROY;
 			b2.to = GTR_GS_NOTEXIST;
 		}
-		emit_v2(k, scan_tick(st, raw), &b2);
+		/* Each of the two takes its ns whether or not this pass wants
+		 * it (emit_v2 does not evaluate the time of what it skips):
+		 * pass 2 must see the start where pass 1 put it. */
+		int64_t tb = scan_tick(st, raw);
+		emit_v2(k, tb, &b2);
 		emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
 			   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
 		st->g = -1;
-		emit_v2(k, scan_tick(st, raw), &s3);
+		int64_t ts = scan_tick(st, raw);
+		emit_v2(k, ts, &s3);
 		st->g = ng;
 		if (mode == MODE_PASS1)
 			w->events += 2;
