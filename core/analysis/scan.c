@@ -150,7 +150,11 @@ static void note(walk *k, int64_t g, int64_t t, uint16_t type, int create, uint6
 		 * comes first: a goroutine's events on another M at the
 		 * instant it starts running here are what made it runnable. */
 		int same = k->si == tr->stream;
-		int before = same ? t < tr->start : s->v1 ? k->key < tr->key : k->key <= tr->key;
+		/* CPU samples (si past the streams) come after the events of
+		 * their very key: Go's reader takes one only when it is earlier
+		 * than every thread's next event. */
+		int before = same ? t < tr->start
+			     : s->v1 || k->si >= s->nstreams ? k->key < tr->key : k->key <= tr->key;
 		int at = same && t == tr->start;
 		if (create && cstack && (before || at) && opos_cmp(&here, &h->create_at) >= 0) {
 			h->create_at = here;
@@ -2260,6 +2264,48 @@ static int history_known(const scan *s, const worker *ws, unsigned jobs, size_t 
 }
 
 /*
+ * v2: the CPU samples of the tracked goroutines, which are events of Go's
+ * order too (a goroutine's last events may be samples taken while it
+ * ran). Go's reader takes a sample before the first event of any thread
+ * written after it: its key is its time in its generation's keys. Every
+ * sample is noted, whatever the windows: its place is known.
+ */
+static int note_samples(scan *s, worker *w, gtr_error *err)
+{
+	const gtr_v2_index *ix = s->ix;
+	const uint8_t *d = s->t->data;
+	walk k = {.s = s, .w = w, .si = (uint32_t)s->nstreams, .mode = MODE_PASS2};
+	k.st.g = k.st.p = -1;
+	for (size_t j = 0; j < s->ncpub; j++) {
+		const gtr_v2_batch *bt = &ix->batches[s->cpub[j]];
+		uint64_t p = bt->data + 1, end = bt->data + bt->len, v[5];
+		double npt = ix->gens[bt->gen].ns_per_tick;
+		k.gen = bt->gen;
+		while (p < end) {
+			p++;
+			int i = 0;
+			for (; i < 5 && p < end; i++) {
+				int n = gtr_uvarint_decode(d + p, d + end, &v[i]);
+				if (n <= 0)
+					break;
+				p += (uint64_t)n;
+			}
+			if (i < 5)
+				break;
+			int64_t g = (int64_t)v[3];
+			if (!scan_maybe_tracked(s, g))
+				continue;
+			k.key = gtr_v2_ns(npt, v[0]) + s->koff[bt->gen];
+			emit e = {.type = GTR_V2_EV_CPU_SAMPLE, .evg = g, .id = -1};
+			int rc = scan_apply(&k, k.key, &e);
+			if (rc < 0)
+				return rc == GTR_E_NOMEM ? scan_nomem(err) : rc;
+		}
+	}
+	return 0;
+}
+
+/*
  * Pass 2, in rounds. Each track's window [from, start] starts about a
  * batch long and grows fourfold until history_known says it holds the
  * track's history, or until it holds everything before the start. A
@@ -2288,8 +2334,8 @@ static int fetch_history(scan *s, worker *ws, unsigned jobs, int64_t first, int6
 		track *tr = &s->tracks[k];
 		tr->from = tr->key - first > w0 ? tr->key - w0 : INT64_MIN;
 	}
-	int rc = 0;
-	for (int round = 0;; round++) {
+	int rc = s->v1 ? 0 : note_samples(s, &ws[0], err);
+	for (int round = 0; rc == 0; round++) {
 		memset(need, 0, s->nsb);
 		for (size_t k = 0; k < s->ntracks; k++) {
 			const track *tr = &s->tracks[k];
