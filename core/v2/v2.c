@@ -123,7 +123,14 @@ int gtr_v2_cursor_next(gtr_v2_cursor *c, gtr_v2_raw *ev, gtr_error *err)
 				   (long long)c->batch);
 	uint64_t v[GTR_MAX_ARGS + 1];
 	size_t n = l->wire_args;
-	ptrdiff_t k = c->decode_n(c->data + c->pos + 1, c->data + c->end, v, n);
+	/* An event has a few varints, most of one byte: decoded in line, a
+	 * call to the bulk kernel per event cost more than the decoding. The
+	 * kernel decodes again what the inline path cannot, for its error. */
+	const uint8_t *p = c->data + c->pos + 1, *q = p, *e = c->data + c->end;
+	size_t i = 0;
+	while (i < n && gtr_uvarint_next(&q, e, &v[i]) == 0)
+		i++;
+	ptrdiff_t k = i == n ? q - p : c->decode_n(p, e, v, n);
 	if (k < 0)
 		return varint_error(err, c->data, c->pos + 1, c->end, n, c->batch, c->event,
 				    gtr_v2_name(c->t, type, nb));

@@ -224,7 +224,8 @@ static int succeeds(uint64_t gen, uint64_t seq, const slot *s)
 }
 
 /* Queues an event of type `type` in context c, at the advancing event's
- * time and offset, with args (nargs as the spec says). */
+ * time and offset, with args (nargs as the spec says; the array holds
+ * GTR_MAX_ARGS), or NULL for none. */
 static gtr_v2_out *push(adv *a, ctx c, unsigned type, const uint64_t *args)
 {
 	gtr_v2_order *o = a->o;
@@ -250,11 +251,14 @@ static gtr_v2_out *push(adv *a, ctx c, unsigned type, const uint64_t *args)
 	out->ev.xtrans = NULL;
 	out->ev.nxtrans = 0;
 	unsigned n = s->nargs <= GTR_MAX_ARGS ? s->nargs : GTR_MAX_ARGS;
+	/* Whole arrays, then the tail cleared: copies of a constant size are
+	 * a few moves, where one of n words was a call. */
 	if (args)
-		memcpy(out->ev.args, args, n * sizeof *args);
+		memcpy(out->ev.args, args, sizeof out->ev.args);
 	else
-		memset(out->ev.args, 0, n * sizeof *args);
-	memset(out->ev.args + n, 0, (GTR_MAX_ARGS - n) * sizeof *args);
+		memset(out->ev.args, 0, sizeof out->ev.args);
+	for (unsigned i = n; i < GTR_MAX_ARGS; i++)
+		out->ev.args[i] = 0;
 	out->ev.stack = s->stack_arg >= 0 ? out->ev.args[s->stack_arg] : 0;
 	return out;
 }
@@ -632,7 +636,7 @@ static int go_switch(adv *a)
 	}
 	trans(push_ev(a, a->cur), GTR_RES_G, GTR_GS_WAITING, GTR_GS_RUNNABLE, ng, 0, 0);
 	if (a->ev->type == GTR_V2_EV_GO_SWITCH) {
-		static const uint64_t no_reason_no_stack[2] = {0, 0};
+		static const uint64_t no_reason_no_stack[GTR_MAX_ARGS] = {0};
 		cs->status = GTR_V2_GO_WAITING;
 		trans(push(a, a->cur, GTR_V2_EV_GO_BLOCK, no_reason_no_stack), GTR_RES_G,
 		      GTR_GS_RUNNING, GTR_GS_WAITING, a->cur.g, 0, 0);
@@ -648,7 +652,7 @@ static int go_switch(adv *a)
 	a->next.g = ng;
 	ctx start = a->cur;
 	start.g = -1;
-	uint64_t args[2] = {(uint64_t)ng, seq};
+	uint64_t args[GTR_MAX_ARGS] = {(uint64_t)ng, seq};
 	trans(push(a, start, GTR_V2_EV_GO_START, args), GTR_RES_G, GTR_GS_RUNNABLE, GTR_GS_RUNNING,
 	      ng, 0, 0);
 	return 1;
@@ -772,7 +776,7 @@ static int go_destroy_syscall(adv *a)
 			return corrupt(a, "proc is not in a syscall", a->cur.p);
 		p->status = GTR_V2_PROC_SYSCALL_ABANDONED;
 		a->next.p = -1;
-		uint64_t args[3] = {(uint64_t)a->cur.p, 0, 0};
+		uint64_t args[GTR_MAX_ARGS] = {(uint64_t)a->cur.p};
 		trans(push(a, a->cur, GTR_V2_EV_PROC_STEAL, args), GTR_RES_P, GTR_PS_RUNNING,
 		      GTR_PS_IDLE, a->cur.p, 0, 0);
 	}
