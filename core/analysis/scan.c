@@ -341,8 +341,12 @@ int scan_apply(walk *k, int64_t t, const emit *e)
 	return apply(k, t, e, k->mode);
 }
 
-/* scan_emit, with the walk of v2 calling apply inline. */
-#define emit_v2(k, t, e) (scan_wants_in((k)->s, mode, (e)) ? apply((k), (t), (e), mode) : 0)
+/* scan_emit, with the walk of v2 calling apply in line. A function, so
+ * that its time is taken whether or not the pass wants the event. */
+static ALWAYS_INLINE int emit_v2(walk *k, int64_t t, const emit *e, const int mode)
+{
+	return scan_wants_in(k->s, mode, e) ? apply(k, t, e, mode) : 0;
+}
 
 static int add_stw(walk *k, int64_t t, uint64_t kind)
 {
@@ -472,7 +476,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 			st->p = (int64_t)a[0];
 			st->pnew = 0;
 		}
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_PROC_START:
 		if (mode == MODE_PASS1 && st->p != -1 &&
@@ -480,12 +484,12 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 			return GTR_E_NOMEM;
 		st->p = (int64_t)a[0];
 		st->pnew = st->g != -1; /* a goroutine leaving a syscall */
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_PROC_STOP:
 		st->p = -1;
 		st->pnew = 0;
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_PROC_STEAL:
 		if (a[2] == sm->m && st->p == (int64_t)a[0]) {
@@ -495,7 +499,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		else if (mode == MODE_PASS1 && a[2] != sm->m &&
 			 add_steal(w, (csteal){.m = (int64_t)a[2], .p = (int64_t)a[0], .t = t}) < 0)
 			return GTR_E_NOMEM;
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_GO_STATUS:
 	case GTR_V2_EV_GO_STATUS_STACK: {
@@ -511,7 +515,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		e.status = 1;
 		if (status == GTR_V2_GO_SYSCALL && a[1] != sm->m)
 			e.evg = e.id; /* reported on the M it is on */
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		if (status == GTR_V2_GO_RUNNING ||
 		    (status == GTR_V2_GO_SYSCALL && a[1] == sm->m))
 			st->g = e.id;
@@ -524,18 +528,18 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		e.stack = a[2];
 		scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING);
 		e.tr_stack = a[1];
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_GO_CREATE_SYSCALL:
 		if (mode == MODE_PASS1)
 			created(&k->cmin, &k->cmax, a[0]);
 		scan_tr(&e, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		st->g = e.id;
 		break;
 	case GTR_V2_EV_GO_START:
 		scan_tr(&e, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		st->g = e.id;
 		break;
 	case GTR_V2_EV_GO_DESTROY:
@@ -552,13 +556,13 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 			e.reason = a[0];
 			e.stack = a[1];
 		}
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		st->g = -1;
 		break;
 	case GTR_V2_EV_GO_UNBLOCK:
 		e.stack = a[2];
 		scan_tr(&e, (int64_t)a[0], GTR_GS_WAITING, GTR_GS_RUNNABLE);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_GO_SWITCH:
 	case GTR_V2_EV_GO_SWITCH_DESTROY: {
@@ -566,7 +570,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		 * the current goroutine, then GoStart of the next. */
 		int64_t ng = (int64_t)a[0], cur = st->g;
 		scan_tr(&e, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		emit b2 = {.evg = cur, .has_tr = 1, .id = cur, .from = GTR_GS_RUNNING};
 		if (type == GTR_V2_EV_GO_SWITCH) {
 			b2.type = GTR_V2_EV_GO_BLOCK;
@@ -576,15 +580,12 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 			b2.to = GTR_GS_NOTEXIST;
 		}
 		/* Each of the two takes its ns whether or not this pass wants
-		 * it (emit_v2 does not evaluate the time of what it skips):
-		 * pass 2 must see the start where pass 1 put it. */
-		int64_t tb = scan_tick(st, raw);
-		emit_v2(k, tb, &b2);
+		 * it: pass 2 must see the start where pass 1 put it. */
+		emit_v2(k, scan_tick(st, raw), &b2, mode);
 		emit s3 = {.type = GTR_V2_EV_GO_START, .evg = -1, .has_tr = 1, .id = ng,
 			   .from = GTR_GS_RUNNABLE, .to = GTR_GS_RUNNING};
 		st->g = -1;
-		int64_t ts = scan_tick(st, raw);
-		emit_v2(k, ts, &s3);
+		emit_v2(k, scan_tick(st, raw), &s3, mode);
 		st->g = ng;
 		if (mode == MODE_PASS1)
 			w->events += 2;
@@ -594,11 +595,11 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		e.stack = a[1];
 		scan_tr(&e, st->g, GTR_GS_RUNNING, GTR_GS_SYSCALL);
 		e.tr_stack = a[1];
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_GO_SYSCALL_END:
 		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNING);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
 		/* Still holding the P it entered the syscall with: another M
@@ -612,31 +613,31 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		}
 		st->pnew = 0;
 		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		st->g = -1;
 		break;
 	case GTR_V2_EV_GO_DESTROY_SYSCALL:
 		if (st->p != -1) {
 			/* Go's reader adds a ProcSteal of the P first. */
 			emit ps = {.type = GTR_V2_EV_PROC_STEAL, .evg = st->g, .id = -1};
-			emit_v2(k, t, &ps);
+			emit_v2(k, t, &ps, mode);
 			t = scan_tick(st, raw);
 			st->p = -1;
 			if (mode == MODE_PASS1)
 				w->events++;
 		}
 		scan_tr(&e, st->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST);
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		st->g = -1;
 		break;
 	case GTR_V2_EV_STW_BEGIN:
 		e.stack = a[1];
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		if (mode == MODE_PASS1 && add_stw(k, t, a[0]) < 0)
 			return GTR_E_NOMEM;
 		break;
 	case GTR_V2_EV_STW_END:
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		if (mode == MODE_PASS1) {
 			if (st->stw_open) {
 				w->stw[st->stw].end = t;
@@ -650,7 +651,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		break;
 	case GTR_V2_EV_PROCS_CHANGE:
 		e.stack = a[1];
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		if (mode == MODE_PASS1) {
 			if (gtr_grow(&w->procs, &w->capprocs, w->nprocs + 1,
 				     sizeof *w->procs) < 0)
@@ -659,7 +660,7 @@ static ALWAYS_INLINE int step_v2(walk *k, uint64_t type, const uint64_t *a, int6
 		}
 		break;
 	default:
-		emit_v2(k, t, &e);
+		emit_v2(k, t, &e, mode);
 		break;
 	}
 	return 0;
@@ -1550,31 +1551,40 @@ static int last_batch(scan *s, worker *w, size_t j, gtr_error *err)
 	return rc;
 }
 
+/*
+ * The CPU sample at byte *p of a sample batch that ends at `end`: its
+ * values (time, M, P, G, stack) into v, and *p past it. Returns how many
+ * it read: 5, or fewer where the batch ends or a varint is bad, and *p is
+ * then `end`.
+ */
+static int next_sample(const uint8_t *d, uint64_t *p, uint64_t end, uint64_t v[5])
+{
+	uint64_t q = *p + 1; /* past the event's type */
+	int i = 0;
+	for (; i < 5 && q < end; i++) {
+		int k = gtr_uvarint_decode(d + q, d + end, &v[i]);
+		if (k <= 0)
+			break;
+		q += (uint64_t)k;
+	}
+	*p = i < 5 ? end : q;
+	return i;
+}
+
 /* A CPU-sample batch: its samples (events of Go's order too) and the
  * latest of their times. */
 static int cpu_batch(scan *s, size_t j, gtr_error *err)
 {
 	const gtr_v2_index *ix = s->ix;
 	const gtr_v2_batch *bt = &ix->batches[s->cpub[j]];
-	const uint8_t *d = s->t->data;
 	uint64_t p = bt->data + 1, end = bt->data + bt->len, v[5];
 	double npt = ix->gens[bt->gen].ns_per_tick;
 	int64_t peak = INT64_MIN;
 	uint64_t n = 0;
 	(void)err;
 	while (p < end) {
-		p++;
-		int i = 0;
-		for (; i < 5 && p < end; i++) {
-			int k = gtr_uvarint_decode(d + p, d + end, &v[i]);
-			if (k <= 0)
-				break;
-			p += (uint64_t)k;
-		}
-		if (i < 5)
-			p = end;
 		n++;
-		if (i > 0)
+		if (next_sample(s->t->data, &p, end, v) > 0)
 			peak = tick_from(peak, gtr_v2_ns(npt, v[0]));
 	}
 	s->endn[ix->nms + j] = n;
@@ -2273,7 +2283,6 @@ static int history_known(const scan *s, const worker *ws, unsigned jobs, size_t 
 static int note_samples(scan *s, worker *w, gtr_error *err)
 {
 	const gtr_v2_index *ix = s->ix;
-	const uint8_t *d = s->t->data;
 	walk k = {.s = s, .w = w, .si = (uint32_t)s->nstreams, .mode = MODE_PASS2};
 	k.st.g = k.st.p = -1;
 	for (size_t j = 0; j < s->ncpub; j++) {
@@ -2282,15 +2291,7 @@ static int note_samples(scan *s, worker *w, gtr_error *err)
 		double npt = ix->gens[bt->gen].ns_per_tick;
 		k.gen = bt->gen;
 		while (p < end) {
-			p++;
-			int i = 0;
-			for (; i < 5 && p < end; i++) {
-				int n = gtr_uvarint_decode(d + p, d + end, &v[i]);
-				if (n <= 0)
-					break;
-				p += (uint64_t)n;
-			}
-			if (i < 5)
+			if (next_sample(s->t->data, &p, end, v) < 5)
 				break;
 			int64_t g = (int64_t)v[3];
 			if (!scan_maybe_tracked(s, g))
