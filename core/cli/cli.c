@@ -1080,6 +1080,33 @@ static const gtr_opt greedy_opts[] = {
 	{0},
 };
 
+/*
+ * The options that every command reading a trace takes the same way:
+ * -h/--help, a usage error of the parser, --io and --lenient. Returns
+ * SHARED_TAKEN when it took `id`, SHARED_OWN when `id` is the command's
+ * own, else the exit status the command returns now.
+ */
+enum { SHARED_OWN = -1, SHARED_TAKEN = -2 };
+static int shared_opt(args *a, int id, gtr_io_mode *io, int *lenient)
+{
+	switch (id) {
+	case ARG_HELP:
+		return EXIT_OK;
+	case ARG_USAGE:
+		return EXIT_USAGE;
+	case O_IO:
+		if (parse_io(a->p.val, io) < 0) {
+			say("%s: --io takes mmap, uring or read%s", a->cmd, "");
+			return EXIT_USAGE;
+		}
+		return SHARED_TAKEN;
+	case O_LENIENT:
+		*lenient = 1;
+		return SHARED_TAKEN;
+	}
+	return SHARED_OWN;
+}
+
 static int run_command(args *a)
 {
 	int cmd = a->c->which;
@@ -1094,21 +1121,13 @@ static int run_command(args *a)
 	int lenient = 0;
 	const char *path = NULL;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val, *flag = a->p.flag;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_LENIENT:
-			lenient = 1;
-			break;
 		case O_JSON:
 			gopts.json = 1;
 			break;
@@ -1257,21 +1276,13 @@ static int run_stats(args *a)
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *path = NULL;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_LENIENT:
-			lenient = 1;
-			break;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
-			break;
 		case O_JSON:
 		case S_JSONL:
 		case S_CSV: {
@@ -1461,23 +1472,15 @@ static int run_views(args *a)
 	size_t nwindows = 0;
 	gtr_io_mode io = GTR_IO_AUTO;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_LENIENT:
-			lenient = 1;
-			break;
 		case O_JSON:
 			vo.json = 1;
-			break;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
 			break;
 		case O_DEPTH:
 			if (parse_count0(val, &vo.stack_depth) < 0) {
@@ -1698,26 +1701,18 @@ static int run_diff(args *a)
 	const char *paths[2] = {NULL, NULL};
 	int npaths = 0;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
-			break;
 		case O_JSON:
 			opts.json = 1;
 			break;
 		case D_FAIL_ON_REGRESSION:
 			fail_worse = 1;
-			break;
-		case O_LENIENT:
-			lenient = 1;
 			break;
 		case O_TOP:
 			if (parse_count(val, &opts.rows) < 0) {
@@ -2464,21 +2459,13 @@ static int run_report(args *a)
 	const char *paths[2] = {NULL, NULL}, *out = "report.html";
 	int npaths = 0;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
-			break;
-		case O_LENIENT:
-			lenient = 1;
-			break;
 		case R_OUTPUT:
 			if (!*val) {
 				say("%s: -o takes a file name (- for standard output)%s", a->cmd, "");
@@ -2665,21 +2652,13 @@ static int run_pprof(args *a)
 	gtr_io_mode io = GTR_IO_AUTO;
 	const char *path = NULL, *outp = NULL;
 	for (int id; (id = next_opt(a)) != GTR_OPT_END;) {
+		int sh = shared_opt(a, id, &io, &lenient);
+		if (sh == SHARED_TAKEN)
+			continue;
+		if (sh != SHARED_OWN)
+			return sh; /* --help, or a usage error */
 		const char *val = a->p.val;
 		switch (id) {
-		case ARG_HELP:
-			return EXIT_OK;
-		case ARG_USAGE:
-			return EXIT_USAGE;
-		case O_LENIENT:
-			lenient = 1;
-			break;
-		case O_IO:
-			if (parse_io(val, &io) < 0) {
-				say("%s: --io takes mmap, uring or read%s", a->cmd, "");
-				return EXIT_USAGE;
-			}
-			break;
 		case P_TYPE:
 			if (gtr_pprof_kind_parse(val, &kind) < 0) {
 				say("pprof: --type takes sched, sync, net or syscall%s%s", "", "");
