@@ -462,18 +462,20 @@ typedef struct v1ev {
  * The decoding loop: from h->q, up to V1_HOT_EVENTS events that the walk
  * reads in place, while q < lim, into ev[]; returns how many. It stops
  * before an event it does not take (desc 0, no record length, values
- * past 8 bytes). lq[q] is the record length at q (lens), else unused.
+ * past 8 bytes). lq[q - lbase] is the record length at q (lens), else
+ * unused.
  * Every event's 18 bytes from its start are readable.
  */
 static ALWAYS_INLINE size_t v1_decode_in(const v1hot *h, uint64_t lim, const uint8_t *d, const uint16_t *desc,
-					 const uint8_t *lq, v1ev *ev, const int bmi2, const int lens)
+					 const uint8_t *lq, uint64_t lbase, v1ev *ev, const int bmi2,
+					 const int lens)
 {
 	uint64_t q = h->q, rel = h->rel;
 	int64_t last = h->last;
 	size_t n = 0;
 	while (q < lim && n < V1_HOT_EVENTS) {
 		const unsigned tag = d[q], dsc = desc[tag];
-		const unsigned rlen = lens ? lq[q] : 0;
+		const unsigned rlen = lens ? lq[q - lbase] : 0;
 		uint64_t next = q + rlen, vp, xv, e;
 		if (lens) {
 			if (!dsc || !rlen)
@@ -547,9 +549,10 @@ static ALWAYS_INLINE size_t v1_decode_in(const v1hot *h, uint64_t lim, const uin
 #define V1_DECODE(name, bmi2, lens, target)                                                           \
 	static __attribute__((noinline)) target size_t name(const v1hot *h, uint64_t lim, const uint8_t *d, \
 							      const uint16_t *desc, const uint8_t *lq,    \
+							      uint64_t lbase,                             \
 							      v1ev *ev)                                   \
 	{                                                                                              \
-		return v1_decode_in(h, lim, d, desc, lq, ev, bmi2, lens);                              \
+		return v1_decode_in(h, lim, d, desc, lq, lbase, ev, bmi2, lens);                       \
 	}
 V1_DECODE(v1_decode_lens, 1, 1, TARGET_BMI)
 V1_DECODE(v1_decode_bmi2, 1, 0, TARGET_BMI)
@@ -705,7 +708,7 @@ static ALWAYS_INLINE int v1_walk_fast_in(walk *k, gtr_error *err, const int bmi2
 					lim = lhi;
 				}
 				size_t n = (lens ? v1_decode_lens : bmi2 ? v1_decode_bmi2 : v1_decode_plain)(
-					&h, lim, d, s->v1desc, w->lens - lbase, w->v1ev);
+					&h, lim, d, s->v1desc, w->lens, lbase, w->v1ev);
 				size_t m = v1_slices(&h, w->v1ev, n, k->thr, &st->start_ev, &k->cmin, &k->cmax);
 				if (m) {
 					/* Where the applied events leave the walk. */
