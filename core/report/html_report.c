@@ -46,6 +46,8 @@ const char *gtr_html_template(size_t *len)
  */
 static void put_safe(gtr_out *o, const char *p, size_t n)
 {
+	if (!n)
+		return; /* p may be NULL then */
 	size_t from = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (p[i] != '<')
@@ -61,6 +63,8 @@ static void put_safe(gtr_out *o, const char *p, size_t n)
 static void put_body(void *ctx, const char *s, size_t n)
 {
 	gtr_out *o = ctx;
+	if (!n)
+		return; /* s may be NULL then */
 	for (const char *p = s; p < s + n; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c == '"' || c == '\\')
