@@ -72,6 +72,10 @@ static int str_contains(gtr_str a, const char *b)
 /* Go's addUtil: a change only, and the lowest value at one instant. */
 static int add_util(gtr_mmu_series *s, int64_t t, double u)
 {
+	/* A series' times never go back, whatever the trace's times do (a
+	 * broken trace's may wrap): series_mmu's arithmetic relies on it. */
+	if (s->n && t < s->t[s->n - 1])
+		t = s->t[s->n - 1];
 	if (s->n) {
 		if (s->u[s->n - 1] == u)
 			return 0;
@@ -187,6 +191,14 @@ static void backfill(run *r)
 	}
 }
 
+/* An event's time as the series keep it: a trace's times past 2^63 ns
+ * (only a broken one has them) stay at the last that fits, so that the
+ * series' times never go back and their differences never overflow. */
+static int64_t ts_of(const gtr_event *ev)
+{
+	return ev->ts > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ev->ts;
+}
+
 static int on_v2(run *r, const gtr_event *ev)
 {
 	int type = ev->type;
@@ -195,7 +207,7 @@ static int on_v2(run *r, const gtr_event *ev)
 		return 0;
 	}
 	if (type == r->ty_procs && ev->nargs >= 1)
-		return set_procs(r, (int64_t)ev->ts, ev->args[0]);
+		return set_procs(r, ts_of(ev), ev->args[0]);
 	if (!r->nps)
 		return 0;
 	if (type == r->ty_stw_begin) {
@@ -300,7 +312,7 @@ static int on_v1(run *r, const gtr_event *ev)
 {
 	int type = ev->type;
 	if (type == r->ty_gomaxprocs && ev->nargs >= 1)
-		return set_procs(r, (int64_t)ev->ts, ev->args[0]) < 0 ? GTR_E_NOMEM : 1;
+		return set_procs(r, ts_of(ev), ev->args[0]) < 0 ? GTR_E_NOMEM : 1;
 	if (type == r->ty_stw_start) {
 		if (r->flags & GTR_MMU_STW)
 			r->stw++;
@@ -587,17 +599,17 @@ static int sink_event(void *self, const gtr_event *ev)
 {
 	run *r = self;
 	int rc;
-	r->last_ts = (int64_t)ev->ts;
+	r->last_ts = ts_of(ev);
 	if (r->m->v1) {
 		rc = on_v1(r, ev);
 		if (rc > 0)
-			rc = record(r, (int64_t)ev->ts);
+			rc = record(r, ts_of(ev));
 	} else {
 		rc = on_v2(r, ev);
 		if (rc == 0)
 			rc = on_v2_transitions(r, ev);
 		if (rc == 0)
-			rc = record(r, (int64_t)ev->ts);
+			rc = record(r, ts_of(ev));
 	}
 	return rc < 0 ? rc : 0;
 }
