@@ -768,8 +768,10 @@ done:
 fail:
 	if (!ps->strict && rc != GTR_E_NOMEM && err && err->code != GTR_OK &&
 	    ((partial && rc == GTR_E_TRUNCATED) || lenient)) {
-		/* The batch in progress ends where its undecodable event starts. */
-		if (x->nbatches)
+		/* The batch in progress ends where its undecodable event starts;
+		 * one that ended at an earlier skip stays ended there: what the
+		 * skip left out is not part of it again. */
+		if (x->nbatches && x->batches[x->nbatches - 1].end == size)
 			x->batches[x->nbatches - 1].end = ev_at;
 		if (partial && rc == GTR_E_TRUNCATED) {
 			t->loss.truncated = 1;
