@@ -133,7 +133,7 @@ sanitize: ## run the tests once under AddressSanitizer and UndefinedBehaviorSani
 
 # Fuzzing: libFuzzer with clang, the library built with the sanitizers.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_v1 fuzz_v2 fuzz_cli
+FUZZ_TARGETS := fuzz_v1 fuzz_v2 fuzz_cli fuzz_scan
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -1,0 +1,83 @@
+/*
+ * tests/fuzz/fuzz_scan.c: what fuzz_cli leaves out, over inputs of both
+ * families: `greedy --fast` (the per-stream workers, on one thread and on
+ * two, fast walk and generic walk, its report with stacks resolved), and
+ * the one read of `gtr report` (greedy, stats, timeline, zoom, tasks and
+ * regions, MMU and the metrics of a comparison, each a sink of the
+ * engine) written as its HTML page, over the input opened strictly,
+ * partially and leniently. Seeds: every trace fuzz_cli takes.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "core/analysis/analyze.h"
+#include "core/analysis/scan.h"
+#include "core/report/html_report.h"
+#include "core/report/report.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static gtr_out out;
+static int devnull = -1;
+
+static void fast_greedy(const gtr_trace *t, unsigned jobs, unsigned flags)
+{
+	gtr_greedy *g = NULL;
+	gtr_scan_info info;
+	gtr_error err;
+	gtr_error_clear(&err);
+	if (gtr_scan_greedy(t, 5, jobs, flags, &g, &info, &err) < 0)
+		return;
+	gtr_greedy_report_opts json = {.file = "fuzz", .json = 1, .stack_depth = 3};
+	gtr_out_init(&out, devnull);
+	gtr_report_greedy(t, g, &json, &out, &err);
+	gtr_out_flush(&out);
+	gtr_greedy_free(g);
+}
+
+static void report(const gtr_trace *t)
+{
+	gtr_stats_keep keep = {.top = 3};
+	gtr_timeline_opts topts = {0};
+	gtr_zoom_opts zopts = {.slices = 64};
+	gtr_annot_opts aopts = {.top = 8};
+	gtr_mmu_opts mopts = {0};
+	gtr_analyze_opts o = {.jobs = 2, .greedy_top = 5, .stats = &keep, .timeline = &topts,
+			      .zoom = &zopts, .annot = gtr_annot_supported(t) ? &aopts : NULL,
+			      .mmu = &mopts, .metrics_top = 3};
+	gtr_analysis an;
+	gtr_error err;
+	gtr_error_clear(&err);
+	if (gtr_analyze(t, &o, &an, &err) < 0)
+		return;
+	gtr_html_trace ht = {.file = "fuzz", .trace = t, .greedy = an.greedy, .stats = an.stats,
+			     .timeline = an.timeline, .zoom = an.zoom, .annot = an.annot, .mmu = an.mmu};
+	/* A small page budget, so that the cut of the slices runs too. */
+	gtr_html_opts ho = {.stack_depth = 4, .zoom_bytes = 256, .generator = "fuzz"};
+	gtr_out_init(&out, devnull);
+	gtr_report_html(&ht, 1, &ho, &out, &err);
+	gtr_out_flush(&out);
+	gtr_analysis_free(&an);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	static const unsigned modes[] = {0, GTR_OPEN_PARTIAL, GTR_OPEN_LENIENT};
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		gtr_trace *t = NULL;
+		gtr_error err;
+		gtr_error_clear(&err);
+		if (gtr_trace_open_ex(&t, data, size, NULL, modes[i], &err) < 0)
+			continue;
+		fast_greedy(t, 1, 0);
+		fast_greedy(t, 2, 0);
+		fast_greedy(t, 2, GTR_SCAN_GENERIC);
+		report(t);
+		gtr_trace_free(t);
+	}
+	return 0;
+}
