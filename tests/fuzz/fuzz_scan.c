@@ -4,8 +4,10 @@
  * two, fast walk and generic walk, its report with stacks resolved), and
  * the one read of `gtr report` (greedy, stats, timeline, zoom, tasks and
  * regions, MMU and the metrics of a comparison, each a sink of the
- * engine) written as its HTML page, over the input opened strictly,
- * partially and leniently. Seeds: every trace fuzz_cli takes.
+ * engine) written as its HTML page, the views of `gtr tasks`, `regions`,
+ * `mmu` and `goroutine` as text and JSON, and the profiles of `gtr
+ * pprof`, over the input opened strictly, partially and leniently.
+ * Seeds: every trace fuzz_cli takes.
  */
 #include <fcntl.h>
 #include <stddef.h>
@@ -13,9 +15,13 @@
 #include <unistd.h>
 
 #include "core/analysis/analyze.h"
+#include "core/analysis/goroutine.h"
+#include "core/analysis/pprof.h"
 #include "core/analysis/scan.h"
 #include "core/report/html_report.h"
+#include "core/report/pprof_proto.h"
 #include "core/report/report.h"
+#include "core/report/views_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -59,7 +65,46 @@ static void report(const gtr_trace *t)
 	gtr_out_init(&out, devnull);
 	gtr_report_html(&ht, 1, &ho, &out, &err);
 	gtr_out_flush(&out);
+	for (int json = 0; json < 2; json++) {
+		gtr_views_opts vo = {.file = "fuzz", .json = json, .stack_depth = 3, .logs = 2, .task = -1};
+		gtr_out_init(&out, devnull);
+		if (an.annot) {
+			gtr_report_tasks(t, an.annot, &vo, &out, &err);
+			gtr_report_regions(t, an.annot, &vo, &out, &err);
+		}
+		if (an.mmu)
+			gtr_report_mmu(t, an.mmu, &vo, &out, &err);
+		gtr_out_flush(&out);
+	}
 	gtr_analysis_free(&an);
+}
+
+/* `gtr goroutine` of the goroutine of id `salt` mod 8, and every profile of `gtr pprof`. */
+static void views(const gtr_trace *t, size_t salt)
+{
+	gtr_error err;
+	gtr_goroutine_opts go = {.id = (int64_t)(salt % 8), .max_trans = 8, .top_slices = 4, .jobs = 1};
+	gtr_goroutine *g = NULL;
+	gtr_error_clear(&err);
+	if (gtr_goroutine_run(t, &go, &g, &err) == 0) {
+		for (int json = 0; json < 2; json++) {
+			gtr_views_opts vo = {.file = "fuzz", .json = json, .stack_depth = 3, .task = -1};
+			gtr_out_init(&out, devnull);
+			gtr_report_goroutine(t, g, &vo, &out, &err);
+			gtr_out_flush(&out);
+		}
+		gtr_goroutine_free(g);
+	}
+	for (int k = GTR_PPROF_SCHED; k <= GTR_PPROF_SYSCALL; k++) {
+		gtr_pprof p;
+		gtr_error_clear(&err);
+		if (gtr_pprof_compute(t, (gtr_pprof_kind)k, &p, &err) == 0) {
+			gtr_out_init(&out, devnull);
+			gtr_pprof_write(t, &p, &out, &err);
+			gtr_out_flush(&out);
+		}
+		gtr_pprof_release(&p); /* after a failure too */
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -77,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fast_greedy(t, 2, 0);
 		fast_greedy(t, 2, GTR_SCAN_GENERIC);
 		report(t);
+		views(t, size);
 		gtr_trace_free(t);
 	}
 	return 0;
