@@ -297,6 +297,16 @@ static int collected(const run *r, uint64_t task)
 	return 0;
 }
 
+/*
+ * A time as tasks, regions and logs keep it. Only a broken trace has
+ * times past 2^63 ns; they stay just below, so that an end minus a start
+ * (-1 when unknown) never overflows.
+ */
+static int64_t ann_ts(uint64_t ts)
+{
+	return ts < (uint64_t)INT64_MAX ? (int64_t)ts : INT64_MAX - 1;
+}
+
 /* The task with this id, made (incomplete) when first named. NULL: out of memory. */
 static gtr_task *task_get(run *r, uint64_t id)
 {
@@ -408,7 +418,7 @@ static int on_transition(run *r, const gtr_event *ev, const gtr_transition *tr)
 		g->table = ev->table;
 	}
 	if (ends) {
-		int rc = g_finish(r, g, (int64_t)ev->ts, GTR_REGION_EXITED);
+		int rc = g_finish(r, g, ann_ts(ev->ts), GTR_REGION_EXITED);
 		gtr_idpool_drop(&r->gs, (uint64_t)tr->id);
 		return rc;
 	}
@@ -421,7 +431,7 @@ static int region_begin(run *r, const gtr_event *ev, uint64_t task, gtr_str type
 	if (!g || gtr_grow(&g->open, &g->capopen, g->nopen + 1, sizeof *g->open) < 0)
 		return GTR_E_NOMEM;
 	g->open[g->nopen] = (gtr_region){.type = type, .task = task, .g = ev->g,
-					 .start = (int64_t)ev->ts, .depth = (uint32_t)g->nopen,
+					 .start = ann_ts(ev->ts), .depth = (uint32_t)g->nopen,
 					 .table = ev->table, .stack = ev->stack};
 	g->nopen++;
 	return 0;
@@ -439,7 +449,7 @@ static int region_end(run *r, const gtr_event *ev, uint64_t task, gtr_str type)
 		/* Begun before the trace: only its end is known. */
 		rg = (gtr_region){.type = type, .task = task, .g = ev->g, .start = -1};
 	}
-	rg.end = (int64_t)ev->ts;
+	rg.end = ann_ts(ev->ts);
 	rg.how = GTR_REGION_ENDED;
 	return region_close(r, &rg);
 }
@@ -459,7 +469,7 @@ static int on_log(run *r, const gtr_event *ev)
 	}
 	if (!collected(r, task))
 		return 0;
-	gtr_user_log lg = {.task = task, .ts = (int64_t)ev->ts, .g = ev->g, .table = ev->table,
+	gtr_user_log lg = {.task = task, .ts = ann_ts(ev->ts), .g = ev->g, .table = ev->table,
 			   .stack = ev->stack, .category = string_arg(r, ev, 1)};
 	lg.message = r->v1 ? ev->data : string_arg(r, ev, 2);
 	if (gtr_grow(&a->logs, &r->caplogs, a->nlogs_kept + 1, sizeof *a->logs) < 0)
@@ -494,7 +504,7 @@ static int on_event(run *r, const gtr_event *ev)
 		if (!tk)
 			return GTR_E_NOMEM;
 		tk->type = string_arg(r, ev, 2);
-		tk->start = (int64_t)ev->ts;
+		tk->start = ann_ts(ev->ts);
 		tk->g = ev->g;
 		tk->table = ev->table;
 		tk->stack = ev->stack;
@@ -509,7 +519,7 @@ static int on_event(run *r, const gtr_event *ev)
 		gtr_task *tk = task_get(r, ev->args[0]);
 		if (!tk)
 			return GTR_E_NOMEM;
-		tk->end = (int64_t)ev->ts;
+		tk->end = ann_ts(ev->ts);
 		tk->end_g = ev->g;
 		tk->end_table = ev->table;
 		tk->end_stack = ev->stack;
@@ -565,7 +575,7 @@ static int finish(run *r)
 	for (size_t i = 0; i < r->gs.n; i++) {
 		gst *g = gtr_idpool_at(&r->gs, i);
 		if (g) {
-			int rc = g_finish(r, g, (int64_t)a->end_ns, GTR_REGION_OPEN);
+			int rc = g_finish(r, g, ann_ts(a->end_ns), GTR_REGION_OPEN);
 			if (rc < 0)
 				return rc;
 		}
