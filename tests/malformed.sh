@@ -328,11 +328,12 @@ fi
 for f in "$root"/tests/regress/*.trace; do
 	[ -f "$f" ] || continue
 	every "regress $(basename "$f")" "$f"
-	# The report's analyses and page, and the MMU, too (fuzz_scan found
-	# some of these inputs through them).
+	# The report's analyses and page, the MMU and the comparison's
+	# metrics too (fuzz_scan found some of these inputs through them).
 	for mode in "" --lenient; do
 		run "regress $(basename "$f")" report $mode -o "$tmp/page.html" "$f"
 		run "regress $(basename "$f")" mmu $mode "$f"
+		run "regress $(basename "$f")" diff $mode "$f" "$f"
 	done
 done
 

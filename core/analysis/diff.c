@@ -76,8 +76,11 @@ static void derive(gtr_metrics *m, int out, int part)
 {
 	m->known[out] = m->known[part] && m->known[GTR_M_EXEC];
 	m->v[out] = 0;
-	if (m->known[out] && m->v[GTR_M_EXEC])
-		m->v[out] = (uint64_t)((double)m->v[part] / (double)m->v[GTR_M_EXEC] * 1e6 + 0.5);
+	if (m->known[out] && m->v[GTR_M_EXEC]) {
+		double x = (double)m->v[part] / (double)m->v[GTR_M_EXEC] * 1e6 + 0.5;
+		/* Past 2^64 ppm (a broken trace's times) it saturates. */
+		m->v[out] = x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
+	}
 }
 
 void gtr_metrics_derive(gtr_metrics *m)
@@ -255,7 +258,9 @@ uint64_t gtr_func_share(const gtr_metrics *m, const gtr_func_metrics *f)
 	uint64_t total = m->v[GTR_M_EXEC];
 	if (!f || total == 0)
 		return 0;
-	return (uint64_t)((double)f->exec / (double)total * 1e6 + 0.5);
+	double x = (double)f->exec / (double)total * 1e6 + 0.5;
+	/* A baseline may say anything: past 2^64 ppm it saturates. */
+	return x < 18446744073709551616.0 ? (uint64_t)x : UINT64_MAX;
 }
 
 void gtr_thresholds_default(gtr_thresholds *th)
