@@ -137,7 +137,7 @@ FUZZ_TARGETS := fuzz_v1 fuzz_v2 fuzz_cli fuzz_scan
 FUZZ_BUILD   := build-fuzz
 FUZZ_FLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_trace.h $(BUILD)/libgtr.a
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_trace.h tests/fuzz/fuzz_modes.h $(BUILD)/libgtr.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer -I. -o $@ $< $(BUILD)/libgtr.a $(LDLIBS)
 

@@ -12,10 +12,7 @@
 #include "core/report/report.h"
 #include "core/analysis/stats.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static gtr_out out;
-static int devnull = -1;
+#include "fuzz_modes.h"
 
 static void run_all(const gtr_trace *t, size_t salt)
 {
@@ -68,21 +65,4 @@ static void run_all(const gtr_trace *t, size_t salt)
 		gtr_out_flush(&out);
 		gtr_stats_free(s);
 	}
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	if (devnull < 0)
-		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	static const unsigned modes[] = {0, GTR_OPEN_PARTIAL, GTR_OPEN_LENIENT};
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-		gtr_trace *t = NULL;
-		gtr_error err;
-		gtr_error_clear(&err);
-		if (gtr_trace_open_ex(&t, data, size, NULL, modes[i], &err) < 0)
-			continue;
-		run_all(t, size);
-		gtr_trace_free(t);
-	}
-	return 0;
 }

@@ -23,10 +23,7 @@
 #include "core/report/report.h"
 #include "core/report/views_report.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static gtr_out out;
-static int devnull = -1;
+#include "fuzz_modes.h"
 
 static void fast_greedy(const gtr_trace *t, unsigned jobs, unsigned flags)
 {
@@ -107,23 +104,11 @@ static void views(const gtr_trace *t, size_t salt)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void run_all(const gtr_trace *t, size_t salt)
 {
-	if (devnull < 0)
-		devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	static const unsigned modes[] = {0, GTR_OPEN_PARTIAL, GTR_OPEN_LENIENT};
-	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
-		gtr_trace *t = NULL;
-		gtr_error err;
-		gtr_error_clear(&err);
-		if (gtr_trace_open_ex(&t, data, size, NULL, modes[i], &err) < 0)
-			continue;
-		fast_greedy(t, 1, 0);
-		fast_greedy(t, 2, 0);
-		fast_greedy(t, 2, GTR_SCAN_GENERIC);
-		report(t);
-		views(t, size);
-		gtr_trace_free(t);
-	}
-	return 0;
+	fast_greedy(t, 1, 0);
+	fast_greedy(t, 2, 0);
+	fast_greedy(t, 2, GTR_SCAN_GENERIC);
+	report(t);
+	views(t, salt);
 }
