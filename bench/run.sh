@@ -20,7 +20,7 @@
 # 4. Times Go's own readers on the same files: go tool trace -d=footprint
 #    on the v2 traces and go tool trace -pprof=sched on the 200 MiB one,
 #    and prints gtr's speed and memory against theirs.
-# 5. Every command (greedy, greedy --fast, footprint, stats, report, check,
+# 5. Every command (greedy, greedy --fast, footprint, stats, stats --fast, report, check,
 #    diff) against one pass of Go's reader over the same trace
 #    (bench/onepass: Go 1.26's internal/trace, the reader of
 #    golang.org/x/exp/trace; "command" lines; BENCH_SKIP_COMMANDS=1 skips
@@ -364,7 +364,7 @@ if [ "${BENCH_SKIP_COMMANDS:-0}" != 1 ] && [ "${BENCH_SKIP_GO:-0}" != 1 ]; then
 		echo "onepass input=$t go=$goname seconds=$go_s peak_anon_MB=$(awk -v a="$go_anon" 'BEGIN { printf "%.1f", a / 1024 }')"
 		# greedy --fast, the command the ISA shows in, on every ISA; the
 		# others on the best.
-		for c in "greedy" "greedy --fast" "footprint" "stats" "report -o $cache/page.html" \
+		for c in "greedy" "greedy --fast" "footprint" "stats" "stats --fast" "report -o $cache/page.html" \
 			"check --update-baseline --baseline $cache/bench-base.json" "diff $f"; do
 			read -r -a args <<<"$c"
 			cisas=("$best_isa")

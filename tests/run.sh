@@ -84,6 +84,7 @@ tally difftest tests/difftest.sh "$gtr" "$GO_DIR" "${corpus[@]}" tests/data/*.tr
 tally greedytest tests/greedytest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
 tally scantest tests/scantest.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
 tally statstest tests/statstest.sh "$gtr" "$GO_DIR" "${corpus[@]}" "${gotraces[@]}"
+tally statsfast tests/statsfast.sh "$gtr" "${corpus[@]}" tests/data/*.trace "${gotraces[@]}"
 # Partial reads said in every machine output: cut traces, and a file that shrinks (the biggest).
 tally partialtest tests/partialtest.sh "$gtr" "${small[@]}" $(ls -S "${corpus[@]}" 2>/dev/null | head -1)
 tally diffcmdtest tests/diffcmdtest.sh "$gtr" "${corpus[@]}"

@@ -738,6 +738,21 @@ static int finish(srun *r)
 	return 0;
 }
 
+int gtr_stats_put(gtr_stats_acc *r, const gtr_gstats *row, uint32_t name_table, uint64_t name_stack,
+		  int name_is_create)
+{
+	track k = {.name_table = name_table, .name_stack = name_stack,
+		   .name_is_create = (uint8_t)(name_is_create != 0)};
+	return retire(r, row, &k);
+}
+
+void gtr_stats_span(gtr_stats_acc *r, uint64_t events, uint64_t first_ts, uint64_t last_ts)
+{
+	r->res->events = events;
+	r->res->first_ts = first_ts;
+	r->res->last_ts = last_ts;
+}
+
 void gtr_stats_free(gtr_stats *s)
 {
 	if (!s)

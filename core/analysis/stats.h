@@ -229,6 +229,38 @@ void gtr_stats_abort(gtr_stats_acc *acc);
 void gtr_stats_free(gtr_stats *s);
 
 /*
+ * For an analysis that times goroutines its own way (gtr_stats_fast): a
+ * goroutine's final row (its slices are taken: the caller must not free
+ * them), named as gtr_stats_run names it (by the stack name_stack of
+ * table name_table, its creation stack when name_is_create; 0: none).
+ * 0 or GTR_E_NOMEM. Then the events and times the header shows.
+ */
+int gtr_stats_put(gtr_stats_acc *acc, const gtr_gstats *row, uint32_t name_table,
+		  uint64_t name_stack, int name_is_create);
+void gtr_stats_span(gtr_stats_acc *acc, uint64_t events, uint64_t first_ts, uint64_t last_ts);
+
+/* What gtr_stats_fast did, for -v. */
+typedef struct gtr_stats_fast_info {
+	int ordered;        /* 1: it ran gtr_stats_run_jobs */
+	unsigned jobs;      /* worker threads (0 when ordered) */
+	uint64_t gens;      /* generations walked */
+	double sec_walk, sec_merge; /* wall seconds: the workers, the merges between them */
+	char why[160];      /* why it ran the ordered path, else empty */
+} gtr_stats_fast_info;
+
+/*
+ * gtr_stats_run_jobs without Go's global order (core/analysis/stats_fast.c):
+ * `jobs` workers (0: one per CPU) walk each generation's threads in
+ * parallel; then the goroutines' times are joined. Times are Go's but
+ * for its spacing of events that share a nanosecond (see the file).
+ * Runs the ordered path instead, and says why in `info` (may be NULL),
+ * for v1 traces, partial or lenient reads, and what only the global
+ * order can tell.
+ */
+int gtr_stats_fast(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs,
+		   gtr_stats **out, gtr_stats_fast_info *info, gtr_error *err);
+
+/*
  * The order of a table's rows. A key meant for the other table falls
  * back to a neighbour (goroutines -> exec for goroutines, id -> name for
  * functions); gtr_stats_key_value is the value a row sorts by (0 for

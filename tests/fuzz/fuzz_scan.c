@@ -1,7 +1,8 @@
 /*
  * tests/fuzz/fuzz_scan.c: what fuzz_cli leaves out, over inputs of both
  * families: `greedy --fast` (the per-stream workers, on one thread and on
- * two, fast walk and generic walk, its report with stacks resolved), and
+ * two, fast walk and generic walk, its report with stacks resolved),
+ * `stats --fast` (one thread and two, with its JSON report), and
  * the one read of `gtr report` (greedy, stats, timeline, zoom, tasks and
  * regions, MMU and the metrics of a comparison, each a sink of the
  * engine) written as its HTML page, the views of `gtr tasks`, `regions`,
@@ -18,6 +19,7 @@
 #include "core/analysis/goroutine.h"
 #include "core/analysis/pprof.h"
 #include "core/analysis/scan.h"
+#include "core/analysis/stats.h"
 #include "core/report/html_report.h"
 #include "core/report/pprof_proto.h"
 #include "core/report/report.h"
@@ -38,6 +40,23 @@ static void fast_greedy(const gtr_trace *t, unsigned jobs, unsigned flags)
 	gtr_report_greedy(t, g, &json, &out, &err);
 	gtr_out_flush(&out);
 	gtr_greedy_free(g);
+}
+
+/* `stats --fast`, on one thread and on two, with its report. */
+static void fast_stats(const gtr_trace *t, unsigned jobs)
+{
+	gtr_stats *s = NULL;
+	gtr_stats_keep keep = {.top = 3};
+	gtr_stats_fast_info info;
+	gtr_error err;
+	gtr_error_clear(&err);
+	if (gtr_stats_fast(t, &keep, jobs, &s, &info, &err) < 0)
+		return;
+	gtr_stats_report_opts ro = {.file = "fuzz", .format = GTR_STATS_JSON, .top = 3};
+	gtr_out_init(&out, devnull);
+	gtr_report_stats(t, s, &ro, &out, &err);
+	gtr_out_flush(&out);
+	gtr_stats_free(s);
 }
 
 static void report(const gtr_trace *t)
@@ -109,6 +128,8 @@ static void run_all(const gtr_trace *t, size_t salt)
 	fast_greedy(t, 1, 0);
 	fast_greedy(t, 2, 0);
 	fast_greedy(t, 2, GTR_SCAN_GENERIC);
+	fast_stats(t, 1);
+	fast_stats(t, 2);
 	report(t);
 	views(t, salt);
 }

@@ -1,0 +1,1257 @@
+/*
+ * core/analysis/stats_fast.c: `gtr stats --fast`, the goroutine analysis
+ * without Go's global order (v2 traces).
+ *
+ * A generation at a time, worker threads walk its threads' (Ms') event
+ * batches, each M on its own, as Go's runtime wrote them. What a
+ * goroutine's time needs is either on one M or a sum:
+ *
+ *  - The time in a state is the sum over its intervals of end - start:
+ *    each transition adds its time to the state it leaves and takes it
+ *    from the state it enters, wherever it happened, so the order of the
+ *    sums does not matter. At the end of the trace, the state a living
+ *    goroutine is left in is the one it entered once more than it left.
+ *  - A slice (Running, until it stops, blocks, yields, exits or enters
+ *    a syscall) begins and ends on the M that runs it.
+ *  - What Waiting is for is said where the wait begins (the goroutine's
+ *    own M) and the time it ends where it is unblocked (another M). Go
+ *    numbers the starts and unblocks of a goroutine in a generation: a
+ *    wait begun after the start numbered s, or after the generation's
+ *    status of the goroutine (s = 0), ends with the unblock numbered
+ *    s + 1, or, begun in an earlier generation, with the first unblock of
+ *    this one. Between generations, the waits joined so are matched.
+ *
+ * Times are Go's (its time of each event, and the generation's Sync
+ * before every event of the generation) but for one thing: Go's reader
+ * makes the times of its global order strictly increasing, 1 ns apart
+ * where events of different threads share a nanosecond, or where a
+ * generation's first events were written before the previous one's
+ * last; here such events keep their own times (or the Sync's + 1 ns).
+ * A duration therefore differs from Go's by at most the number of
+ * events in such a pile (tests/statsfast.sh measures it, and the README
+ * states the bound).
+ *
+ * It runs the ordered path instead, with the reason in -v, for v1
+ * traces, partial or lenient reads, anything that does not decode, and
+ * what one M alone cannot tell: an event of the goroutine an M runs when
+ * the M's first events do not say which (a goroutine in a syscall since
+ * before the trace, reported by another M), an unblock that no wait
+ * matches, a goroutine alive at the end in no single state, and the end
+ * of a goroutine in a syscall on an M whose P another M may have taken.
+ * Like `greedy --fast`, it does not check all that Go's reader checks of
+ * the order of events between threads.
+ */
+#include "core/analysis/stats.h"
+#include "core/base/idmap.h"
+#include "core/base/vec.h"
+#include "core/v2/v2.h"
+#include "simd/uvarint.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The states a goroutine's time is kept for, and their sums. */
+enum { S_RUNNING, S_RUNNABLE, S_SYSCALL, S_WAITING, S_N };
+enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists */
+
+/* A goroutine's share of one generation on one worker. */
+typedef struct gpart {
+	int64_t g;
+	int64_t sum[SUM_N];          /* signed: + leaving, - entering */
+	int64_t wsum[GTR_BLOCK_N];   /* - the starts of its waits, by reason */
+	int32_t net[S_N];            /* entries - exits, per state */
+	int32_t assist;              /* begins - ends */
+	uint8_t dead;                /* it exited, or blocked forever */
+	uint8_t name_kind;           /* 0 none, 1 a stack it was seen with, 2 its creation's */
+	uint32_t name_gen;
+	int64_t name_t;
+	uint64_t name_stack;
+	int64_t dead_t;
+} gpart;
+
+/* A wait's start: goroutine, its number in the generation, reason group. */
+typedef struct wstart {
+	int64_t g;
+	uint64_t seq;
+	uint8_t block;
+} wstart;
+
+/* An unblock: goroutine, number, time. */
+typedef struct wend {
+	int64_t g;
+	uint64_t seq;
+	int64_t t;
+} wend;
+
+/* A ProcSteal of P p from M m at time t; prev: the one before of the
+ * same P and M (1 + index, 0 none), once merged. */
+typedef struct steal {
+	int64_t p;
+	uint64_t m;
+	int64_t t;
+	size_t prev;
+} steal;
+
+/* A GoSyscallEndBlocked of goroutine g (or a ProcStart, g -1) on M m
+ * that still has the P p of the syscall begun at `begin`: Go's reader
+ * puts it after that P's steal. */
+typedef struct lateend {
+	int64_t g, p;
+	uint64_t gseq;  /* the number of the goroutine's next start */
+	uint64_t m;
+	int64_t begin, t;
+	uint32_t begin_gen;
+	int64_t next;  /* the M's next event, INT64_MAX none */
+} lateend;
+
+typedef struct slen {
+	int64_t g;
+	uint64_t len;
+} slen;
+
+/* What an M holds, kept across generations. */
+typedef struct mst {
+	int64_t g, p;      /* -1: none */
+	uint64_t seq;      /* g's number: its start's, 0 after its status */
+	int64_t sys_t;     /* when its goroutine's syscall began */
+	uint32_t sys_gen;  /* and in which generation */
+	size_t late;       /* 1 + the index of its lateend awaiting its next event, 0 none */
+	int64_t start;     /* the open slice's start */
+	uint8_t running;   /* a slice is open */
+	uint8_t known;     /* g is known (an M's first events may not say) */
+	uint8_t pnew;
+} mst;
+
+typedef struct worker {
+	struct fast *f;
+	pthread_t th;
+	int started;
+	gtr_idmap *gidx;            /* goroutine -> index in parts (this generation) */
+	gpart *parts;
+	size_t nparts, capparts;
+	wstart *ws;
+	size_t nws, capws;
+	wend *we;
+	size_t nwe, capwe;
+	slen *sl;
+	size_t nsl, capsl;
+	wend *gs;                   /* the generation's GoStarts: goroutine, number, time */
+	size_t ngs, capgs;
+	steal *pst;                 /* its ProcStarts: P, M, time */
+	size_t npst, cappst;
+	steal *st;
+	size_t nst, capst;
+	lateend *le;
+	size_t nle, caple;
+	gtr_idmap *reasons;         /* (gen, string id) -> block group + 1 */
+	uint64_t events;
+	uint64_t steals;            /* ProcSteals of another M's P */
+	uint64_t dsys;              /* GoDestroySyscalls on an M that has a P */
+	int64_t tmax;               /* the latest time it gave an event */
+	int rc;                     /* 0, GTR_E_NOMEM, or 1: go ordered (why set) */
+	char why[160];
+} worker;
+
+/* A goroutine alive, as the merges have it. */
+typedef struct glive {
+	gtr_gstats row;
+	int64_t sum[SUM_N];
+	int64_t wsum[GTR_BLOCK_N];
+	int32_t net[S_N];
+	int32_t assist;
+	uint8_t dead;
+	int8_t wait;                /* the block group of its open wait, -1 none */
+	uint8_t name_kind;
+	uint32_t name_gen;
+	int64_t name_t;
+	uint64_t name_stack;
+	int64_t dead_t;
+} glive;
+
+typedef struct shard shard;
+
+/* A goroutine's final row, and what names it. */
+typedef struct retired {
+	gtr_gstats row;
+	uint32_t name_gen;
+	uint64_t name_stack;
+	int name_create;
+} retired;
+
+typedef struct fast {
+	const gtr_trace *t;
+	const gtr_v2_index *ix;
+	gtr_stats_acc *acc;
+	unsigned jobs;
+	worker *ws;
+	/* this generation */
+	size_t gen;
+	int64_t sync;               /* its Sync's time */
+	int64_t sync0;              /* the first generation's */
+	atomic_size_t next;         /* its next M */
+	/* Ms across generations */
+	gtr_idmap *midx;            /* M -> index in ms */
+	mst *ms;
+	size_t nms, capms;
+	size_t *unit_m;             /* per M of this generation: index in ms */
+	size_t capunit;
+	int64_t base;               /* Go's time of the first Sync: times are since */
+	uint64_t steals, dsys;      /* the workers' counts, so far */
+	struct shard *sh;           /* the goroutines alive, in `jobs` shards */
+	gtr_idmap *stolen;          /* (P, M) -> 1 + index in steals of the latest */
+	steal *steals_v;            /* every steal so far */
+	size_t nsteals_v, capsteals_v;
+	int64_t last;               /* the latest time so far */
+	uint64_t events;
+	char why[160];
+} fast;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int go_ordered(worker *w, const char *why)
+{
+	if (!w->rc) {
+		w->rc = 1;
+		snprintf(w->why, sizeof w->why, "%s", why);
+	}
+	return 1;
+}
+
+/* The worker's share of goroutine g in this generation. */
+static gpart *part(worker *w, int64_t g)
+{
+	uint64_t i;
+	if (gtr_idmap_get(w->gidx, 0, (uint64_t)g, &i))
+		return &w->parts[i];
+	if (gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
+	    gtr_idmap_put(w->gidx, 0, (uint64_t)g, w->nparts) < 0)
+		return NULL;
+	gpart *p = &w->parts[w->nparts++];
+	memset(p, 0, sizeof *p);
+	p->g = g;
+	return p;
+}
+
+static int state_of(uint8_t gs)
+{
+	switch (gs) {
+	case GTR_GS_RUNNING: return S_RUNNING;
+	case GTR_GS_RUNNABLE: return S_RUNNABLE;
+	case GTR_GS_SYSCALL: return S_SYSCALL;
+	case GTR_GS_WAITING: return S_WAITING;
+	default: return -1;
+	}
+}
+
+/* The block group of reason string id of this generation; 0xff: "forever". */
+static int block_of(worker *w, uint64_t id)
+{
+	fast *f = w->f;
+	uint64_t v;
+	if (gtr_idmap_get(w->reasons, f->gen, id, &v))
+		return (int)v - 1;
+	gtr_str s = {"", 0};
+	if (id)
+		gtr_v2_string(f->t, (uint32_t)f->gen, id, &s);
+	int b = s.n == 7 && memcmp(s.p, "forever", 7) == 0 ? 0xff : (int)gtr_block_of_reason(s);
+	if (gtr_idmap_put(w->reasons, f->gen, id, (uint64_t)b + 1) < 0)
+		return -1;
+	return b;
+}
+
+static int push_ws(worker *w, int64_t g, uint64_t seq, int block)
+{
+	if (gtr_grow(&w->ws, &w->capws, w->nws + 1, sizeof *w->ws) < 0)
+		return GTR_E_NOMEM;
+	w->ws[w->nws++] = (wstart){g, seq, (uint8_t)block};
+	return 0;
+}
+
+/*
+ * Goroutine g goes from one state to another at time t. `block`: the
+ * reason group when it enters Waiting (0xff: forever); `seq`: its number
+ * then (a wait's start), or the unblock's; `stack`: the transition's.
+ */
+static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int block, uint64_t seq,
+		 uint64_t stack)
+{
+	fast *f = w->f;
+	gpart *p = part(w, g);
+	if (!p)
+		return GTR_E_NOMEM;
+	if (from == GTR_GS_NOTEXIST && stack) {
+		p->name_kind = 2;
+		p->name_gen = (uint32_t)f->gen;
+		p->name_stack = stack;
+	} else if (stack && p->name_kind < 2 &&
+		   (!p->name_kind || p->name_gen > f->gen ||
+		    (p->name_gen == f->gen && p->name_t > t))) {
+		p->name_kind = 1;
+		p->name_gen = (uint32_t)f->gen;
+		p->name_t = t;
+		p->name_stack = stack;
+	}
+	int sf = state_of(from), st = state_of(to);
+	if (from == GTR_GS_UNDETERMINED) {
+		/* Found so at the first Sync: in that state since. */
+		t = f->sync0;
+	} else if (sf >= 0) {
+		if (sf == S_WAITING) {
+			if (gtr_grow(&w->we, &w->capwe, w->nwe + 1, sizeof *w->we) < 0)
+				return GTR_E_NOMEM;
+			w->we[w->nwe++] = (wend){g, seq, t};
+		} else {
+			p->sum[sf] += t;
+		}
+		p->net[sf]--;
+	}
+	if (to == GTR_GS_NOTEXIST || (st == S_WAITING && block == 0xff)) {
+		p->dead = 1;
+		p->dead_t = t;
+		return 0;
+	}
+	if (st < 0)
+		return 0;
+	p->net[st]++;
+	if (st == S_WAITING) {
+		p->wsum[block] -= t;
+		return push_ws(w, g, from == GTR_GS_UNDETERMINED ? 0 : seq, block);
+	}
+	p->sum[st] -= t;
+	return 0;
+}
+
+static int slice_end(worker *w, mst *m, int64_t t)
+{
+	if (!m->running)
+		return 0;
+	m->running = 0;
+	if (gtr_grow(&w->sl, &w->capsl, w->nsl + 1, sizeof *w->sl) < 0)
+		return GTR_E_NOMEM;
+	w->sl[w->nsl++] = (slen){m->g, t > m->start ? (uint64_t)(t - m->start) : 0};
+	return 0;
+}
+
+static void slice_start(mst *m, int64_t t)
+{
+	m->running = 1;
+	m->start = t;
+}
+
+/* The M's goroutine, for an event that acts on it: 0, or 1 (go ordered). */
+static int need_g(worker *w, const mst *m)
+{
+	if (!m->known || m->g < 0)
+		return go_ordered(w, "an event of the goroutine an M runs, where the M's events do not "
+				     "say which (only Go's order can tell)");
+	return 0;
+}
+
+static const uint8_t gstate_of_status[] = {GTR_GS_UNDETERMINED, GTR_GS_RUNNABLE, GTR_GS_RUNNING,
+					   GTR_GS_SYSCALL, GTR_GS_WAITING};
+
+/* One event of M m at time t. 0, GTR_E_NOMEM, or 1 (go ordered). */
+static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *a, int64_t t)
+{
+	fast *f = w->f;
+	int rc = 0;
+	w->events++;
+	if (m->late) {
+		w->le[m->late - 1].next = t;
+		m->late = 0;
+	}
+	switch (type) {
+	case GTR_V2_EV_PROC_STATUS:
+		if (a[1] == GTR_V2_PROC_RUNNING || a[1] == GTR_V2_PROC_SYSCALL) {
+			m->p = (int64_t)a[0];
+			m->pnew = 0;
+		}
+		break;
+	case GTR_V2_EV_PROC_START:
+		if (gtr_grow(&w->pst, &w->cappst, w->npst + 1, sizeof *w->pst) < 0)
+			return GTR_E_NOMEM;
+		w->pst[w->npst++] = (steal){(int64_t)a[0], mid, t, 0};
+		if (m->p != -1) {
+			/* Still with the P of a syscall: Go's reader starts the
+			 * new one after that P's steal. */
+			if (gtr_grow(&w->le, &w->caple, w->nle + 1, sizeof *w->le) < 0)
+				return GTR_E_NOMEM;
+			w->le[w->nle++] = (lateend){-1, m->p, 0, mid, m->sys_t, t, m->sys_gen, INT64_MAX};
+			m->late = w->nle;
+		}
+		m->p = (int64_t)a[0];
+		m->pnew = m->known && m->g != -1;
+		break;
+	case GTR_V2_EV_PROC_STOP:
+		m->p = -1;
+		m->pnew = 0;
+		break;
+	case GTR_V2_EV_PROC_STEAL:
+		if (a[2] == mid && m->p == (int64_t)a[0]) {
+			m->p = -1;
+			m->pnew = 0;
+		} else if (a[2] != mid) {
+			w->steals++; /* see GoDestroySyscall */
+			if (gtr_grow(&w->st, &w->capst, w->nst + 1, sizeof *w->st) < 0)
+				return GTR_E_NOMEM;
+			w->st[w->nst++] = (steal){(int64_t)a[0], a[2], t, 0};
+		}
+		break;
+	case GTR_V2_EV_GO_STATUS:
+	case GTR_V2_EV_GO_STATUS_STACK: {
+		int64_t g = (int64_t)a[0];
+		uint64_t status = a[2];
+		if (status < GTR_V2_GO_RUNNABLE || status > GTR_V2_GO_WAITING)
+			return go_ordered(w, "a goroutine status Go's reader refuses");
+		uint8_t to = gstate_of_status[status];
+		uint64_t stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
+		if (f->gen == 0 &&
+		    (rc = trans(w, g, GTR_GS_UNDETERMINED, to, t, GTR_BLOCK_OTHER, 0, stack)) != 0)
+			return rc;
+		if (status == GTR_V2_GO_RUNNING || (status == GTR_V2_GO_SYSCALL && a[1] == mid)) {
+			if (m->known && m->g != g && m->g != -1 && m->running)
+				return go_ordered(w, "an M that runs two goroutines at once");
+			m->g = g;
+			m->known = 1;
+			m->seq = 0;
+			if (f->gen == 0 && status == GTR_V2_GO_RUNNING)
+				slice_start(m, t);
+		}
+		break;
+	}
+	case GTR_V2_EV_GO_CREATE:
+	case GTR_V2_EV_GO_CREATE_BLOCKED:
+		return trans(w, (int64_t)a[0], GTR_GS_NOTEXIST,
+			     type == GTR_V2_EV_GO_CREATE ? GTR_GS_RUNNABLE : GTR_GS_WAITING, t,
+			     GTR_BLOCK_OTHER, 0, a[1]);
+	case GTR_V2_EV_GO_CREATE_SYSCALL:
+		if ((rc = trans(w, (int64_t)a[0], GTR_GS_NOTEXIST, GTR_GS_SYSCALL, t, 0, 0, 0)) != 0)
+			return rc;
+		m->g = (int64_t)a[0];
+		m->known = 1;
+		m->seq = 0;
+		break;
+	case GTR_V2_EV_GO_START:
+		if ((rc = trans(w, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING, t, 0, a[1], 0)) != 0)
+			return rc;
+		if (gtr_grow(&w->gs, &w->capgs, w->ngs + 1, sizeof *w->gs) < 0)
+			return GTR_E_NOMEM;
+		w->gs[w->ngs++] = (wend){(int64_t)a[0], a[1], t};
+		m->g = (int64_t)a[0];
+		m->known = 1;
+		m->seq = a[1];
+		slice_start(m, t);
+		break;
+	case GTR_V2_EV_GO_DESTROY:
+	case GTR_V2_EV_GO_STOP:
+	case GTR_V2_EV_GO_BLOCK: {
+		if (need_g(w, m))
+			return 1;
+		uint8_t to = type == GTR_V2_EV_GO_DESTROY ? GTR_GS_NOTEXIST
+			     : type == GTR_V2_EV_GO_STOP  ? GTR_GS_RUNNABLE
+							  : GTR_GS_WAITING;
+		int block = 0;
+		if (to == GTR_GS_WAITING && (block = block_of(w, a[0])) < 0)
+			return GTR_E_NOMEM;
+		if ((rc = slice_end(w, m, t)) != 0 ||
+		    (rc = trans(w, m->g, GTR_GS_RUNNING, to, t, block, m->seq,
+				to == GTR_GS_NOTEXIST ? 0 : a[1])) != 0)
+			return rc;
+		m->g = -1;
+		break;
+	}
+	case GTR_V2_EV_GO_UNBLOCK:
+		return trans(w, (int64_t)a[0], GTR_GS_WAITING, GTR_GS_RUNNABLE, t, 0, a[1], 0);
+	case GTR_V2_EV_GO_SWITCH:
+	case GTR_V2_EV_GO_SWITCH_DESTROY: {
+		/* Go's reader: the unblock of the next goroutine, the block
+		 * (or exit) of this one, the start of the next, 1 ns apart. */
+		if (need_g(w, m))
+			return 1;
+		int64_t ng = (int64_t)a[0], cur = m->g;
+		if (ng == cur)
+			return go_ordered(w, "a goroutine that switches to itself");
+		w->events += 2;
+		if ((rc = trans(w, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE, t, 0, a[1], 0)) != 0 ||
+		    (rc = slice_end(w, m, t + 1)) != 0 ||
+		    (rc = trans(w, cur, GTR_GS_RUNNING,
+				type == GTR_V2_EV_GO_SWITCH ? GTR_GS_WAITING : GTR_GS_NOTEXIST, t + 1,
+				GTR_BLOCK_OTHER, m->seq, 0)) != 0 ||
+		    (rc = trans(w, ng, GTR_GS_RUNNABLE, GTR_GS_RUNNING, t + 2, 0, a[1], 0)) != 0)
+			return rc;
+		m->g = ng;
+		m->seq = a[1];
+		slice_start(m, t + 2);
+		if (t + 2 > w->tmax)
+			w->tmax = t + 2;
+		break;
+	}
+	case GTR_V2_EV_GO_SYSCALL_BEGIN:
+		if (need_g(w, m))
+			return 1;
+		m->sys_t = t;
+		m->sys_gen = (uint32_t)f->gen;
+		if ((rc = slice_end(w, m, t)) != 0)
+			return rc;
+		return trans(w, m->g, GTR_GS_RUNNING, GTR_GS_SYSCALL, t, 0, 0, a[1]);
+	case GTR_V2_EV_GO_SYSCALL_END:
+		if (need_g(w, m))
+			return 1;
+		if ((rc = trans(w, m->g, GTR_GS_SYSCALL, GTR_GS_RUNNING, t, 0, 0, 0)) != 0)
+			return rc;
+		slice_start(m, t);
+		break;
+	case GTR_V2_EV_GO_SYSCALL_END_BLOCKED:
+		if (need_g(w, m))
+			return 1;
+		if (m->p != -1 && !m->pnew) {
+			/* Another M stole the P: Go's reader waits for that. */
+			if (gtr_grow(&w->le, &w->caple, w->nle + 1, sizeof *w->le) < 0)
+				return GTR_E_NOMEM;
+			w->le[w->nle++] = (lateend){m->g, m->p, m->seq + 1, mid, m->sys_t, t, m->sys_gen,
+						    INT64_MAX};
+			m->late = w->nle;
+			m->p = -1;
+		}
+		m->pnew = 0;
+		if ((rc = trans(w, m->g, GTR_GS_SYSCALL, GTR_GS_RUNNABLE, t, 0, 0, 0)) != 0)
+			return rc;
+		m->g = -1;
+		break;
+	case GTR_V2_EV_GO_DESTROY_SYSCALL:
+		if (need_g(w, m))
+			return 1;
+		if (m->p != -1) {
+			/* Go's reader gives the P up first, as a steal, unless
+			 * another M took it before (the merge checks none did). */
+			w->events++;
+			w->dsys++;
+			m->p = -1;
+		}
+		if ((rc = trans(w, m->g, GTR_GS_SYSCALL, GTR_GS_NOTEXIST, t, 0, 0, 0)) != 0)
+			return rc;
+		m->g = -1;
+		break;
+	case GTR_V2_EV_GC_MARK_ASSIST_BEGIN:
+	case GTR_V2_EV_GC_MARK_ASSIST_END: {
+		if (!m->known || m->g < 0)
+			break; /* Go's summarizer skips it too: no goroutine */
+		gpart *p = part(w, m->g);
+		if (!p)
+			return GTR_E_NOMEM;
+		int begin = type == GTR_V2_EV_GC_MARK_ASSIST_BEGIN;
+		p->sum[SUM_ASSIST] += begin ? -t : t;
+		p->assist += begin ? 1 : -1;
+		break;
+	}
+	case GTR_V2_EV_GC_MARK_ASSIST_ACTIVE:
+		/* Assisting at the generation's start: since the first Sync,
+		 * or (later generations) on from the assist before. */
+		if (f->gen == 0) {
+			gpart *p = part(w, (int64_t)a[0]);
+			if (!p)
+				return GTR_E_NOMEM;
+			p->sum[SUM_ASSIST] -= f->sync0;
+			p->assist++;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Walks the batches of the i-th M of this generation. */
+static int walk_m(worker *w, size_t i)
+{
+	fast *f = w->f;
+	const gtr_v2_index *ix = f->ix;
+	const gtr_v2_gen *g = &ix->gens[f->gen];
+	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
+	mst *m = &f->ms[f->unit_m[i]];
+	gtr_error err;
+	for (size_t k = 0; k < mb->n; k++) {
+		gtr_v2_cursor c;
+		gtr_v2_raw ev;
+		gtr_v2_cursor_init(&c, f->t, ix->mb[mb->first + k], g->ns_per_tick);
+		int rc;
+		gtr_error_clear(&err);
+		while ((rc = gtr_v2_cursor_next(&c, &ev, &err)) > 0) {
+			/* Every event of a generation comes after its Sync. */
+			int64_t t = ev.time - f->base;
+			if (t <= f->sync)
+				t = f->sync + 1;
+			if (t > w->tmax)
+				w->tmax = t;
+			if ((rc = step(w, m, mb->m, ev.type, ev.args, t)) != 0)
+				return rc;
+		}
+		if (rc < 0)
+			return go_ordered(w, "an event that does not decode (the ordered path says where)");
+	}
+	m->late = 0; /* its next event is in a later generation */
+	return 0;
+}
+
+static void *work(void *arg)
+{
+	worker *w = arg;
+	fast *f = w->f;
+	size_t n = f->ix->gens[f->gen].nms;
+	for (;;) {
+		size_t i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed);
+		if (i >= n || w->rc)
+			break;
+		int rc = walk_m(w, i);
+		if (rc < 0)
+			w->rc = rc;
+		else if (rc > 0)
+			go_ordered(w, "?");
+	}
+	return NULL;
+}
+
+/* A shard of the goroutines alive (by id, modulo the workers), merged by
+ * a thread of its own between generations. */
+struct shard {
+	fast *f;
+	unsigned q;
+	pthread_t th;
+	int started;
+	gtr_idpool live;
+	gtr_idmap *wmap;            /* (seq, g) -> block + 1, for this generation's join */
+	retired *out;               /* rows made final, for the calling thread */
+	size_t nout, capout;
+	int64_t end;                /* finish: the trace's end; else -1 */
+	int rc;                     /* 0, GTR_E_NOMEM, or 1: go ordered (why set) */
+	char why[160];
+};
+
+static int mine(const shard *h, int64_t g)
+{
+	return (uint64_t)g % h->f->jobs == h->q;
+}
+
+static glive *live_get(shard *h, int64_t g)
+{
+	glive *l = gtr_idpool_find(&h->live, (uint64_t)g);
+	if (l)
+		return l;
+	if (!(l = gtr_idpool_add(&h->live, (uint64_t)g)))
+		return NULL;
+	l->row.id = g;
+	l->wait = -1;
+	return l;
+}
+
+static uint64_t nonneg(int64_t v)
+{
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+/* The final row of l, an assist still open ending at `end`: for the
+ * calling thread to give to the analysis. */
+static int retire(shard *h, glive *l, int64_t end)
+{
+	if (gtr_grow(&h->out, &h->capout, h->nout + 1, sizeof *h->out) < 0)
+		return GTR_E_NOMEM;
+	retired *r = &h->out[h->nout++];
+	r->row = l->row;
+	if (l->assist > 0)
+		l->sum[SUM_ASSIST] += end;
+	r->row.t.exec = nonneg(l->sum[S_RUNNING]);
+	r->row.t.sched_wait = nonneg(l->sum[S_RUNNABLE]);
+	r->row.t.syscall = nonneg(l->sum[S_SYSCALL]);
+	r->row.t.gc_assist = nonneg(l->sum[SUM_ASSIST]);
+	for (int b = 0; b < GTR_BLOCK_N; b++)
+		r->row.t.block[b] = nonneg(l->wsum[b]);
+	r->name_gen = l->name_gen;
+	r->name_stack = l->name_kind ? l->name_stack : 0;
+	r->name_create = l->name_kind == 2;
+	l->row.slices = (gtr_hist){0}; /* taken */
+	gtr_idpool_drop(&h->live, (uint64_t)l->row.id);
+	return 0;
+}
+
+static int fail_ordered(char *why, size_t cap, const char *what)
+{
+	if (!why[0])
+		snprintf(why, cap, "%s", what);
+	return 1;
+}
+#define FAIL(h, what) fail_ordered((h)->why, sizeof (h)->why, what)
+
+static int cmp_steal(const void *a, const void *b)
+{
+	const steal *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+/* The generation's steals, after those before, in time order (so that
+ * each P and M's chain of them is). */
+static int merge_steals(fast *f)
+{
+	size_t first = f->nsteals_v;
+	for (unsigned j = 0; j < f->jobs; j++) {
+		worker *w = &f->ws[j];
+		if (!w->nst)
+			continue;
+		if (gtr_grow(&f->steals_v, &f->capsteals_v, f->nsteals_v + w->nst,
+			     sizeof *f->steals_v) < 0)
+			return GTR_E_NOMEM;
+		memcpy(f->steals_v + f->nsteals_v, w->st, w->nst * sizeof *w->st);
+		f->nsteals_v += w->nst;
+		w->nst = 0;
+	}
+	if (f->nsteals_v > first)
+		qsort(f->steals_v + first, f->nsteals_v - first, sizeof *f->steals_v, cmp_steal);
+	for (size_t i = first; i < f->nsteals_v; i++) {
+		steal *s = &f->steals_v[i];
+		uint64_t v;
+		s->prev = gtr_idmap_get(f->stolen, (uint64_t)s->p, s->m, &v) ? (size_t)v : 0;
+		if (gtr_idmap_put(f->stolen, (uint64_t)s->p, s->m, i + 1) < 0)
+			return GTR_E_NOMEM;
+	}
+	return 0;
+}
+
+/* After a generation, for the goroutines of shard h: the workers'
+ * shares into those alive, the waits joined, the slices counted, those
+ * that exited retired. 0, GTR_E_NOMEM, or 1 (go ordered). */
+static int merge_shard(shard *h)
+{
+	fast *f = h->f;
+	size_t pushed = 0;
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nparts; i++) {
+			const gpart *p = &w->parts[i];
+			if (!mine(h, p->g))
+				continue;
+			glive *l = live_get(h, p->g);
+			if (!l)
+				return GTR_E_NOMEM;
+			for (int s = 0; s < SUM_N; s++)
+				l->sum[s] += p->sum[s];
+			for (int b = 0; b < GTR_BLOCK_N; b++)
+				l->wsum[b] += p->wsum[b];
+			for (int s = 0; s < S_N; s++)
+				l->net[s] += p->net[s];
+			l->assist += p->assist;
+			if (p->dead && (!l->dead || p->dead_t < l->dead_t)) {
+				l->dead = 1;
+				l->dead_t = p->dead_t;
+			}
+			if (p->name_kind == 2 ||
+			    (p->name_kind == 1 && l->name_kind < 2 &&
+			     (!l->name_kind || p->name_gen < l->name_gen ||
+			      (p->name_gen == l->name_gen && p->name_t < l->name_t)))) {
+				l->name_kind = p->name_kind;
+				l->name_gen = p->name_gen;
+				l->name_t = p->name_t;
+				l->name_stack = p->name_stack;
+			}
+		}
+	}
+	/* Syscall ends that Go's reader puts after their P's steal. Each is
+	 * checked against the generation's ProcStarts: not too many pairs. */
+	uint64_t nle = 0, npst = 0;
+	for (unsigned j = 0; j < f->jobs; j++) {
+		nle += f->ws[j].nle;
+		npst += f->ws[j].npst;
+	}
+	if (nle && npst > UINT64_C(50000000) / nle)
+		return FAIL(h, "too many syscall ends that wait for a steal in one generation");
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nle; i++) {
+			const lateend *e = &w->le[i];
+			if (!mine(h, e->g))
+				continue;
+			/* The first steal of that P from that M after the syscall began. */
+			uint64_t v;
+			const steal *first = NULL;
+			size_t k = gtr_idmap_get(f->stolen, (uint64_t)e->p, e->m, &v) ? (size_t)v : 0;
+			for (; k; k = f->steals_v[k - 1].prev) {
+				if (f->steals_v[k - 1].t <= e->begin)
+					break;
+				first = &f->steals_v[k - 1];
+			}
+			if (!first) {
+				/* A generation's statuses since the syscall began say
+				 * afresh where the P is: nothing to wait for. */
+				if (e->begin_gen < f->gen)
+					continue;
+				return FAIL(h, "a syscall end whose P no M stole (only Go's order can tell)");
+			}
+			int64_t at = first->t + 1;
+			/* Another M that took that P before the steal waits for it too. */
+			for (unsigned jj = 0; jj < f->jobs; jj++) {
+				const worker *x = &f->ws[jj];
+				for (size_t k2 = 0; k2 < x->npst; k2++) {
+					const steal *s = &x->pst[k2];
+					if (s->p == e->p && s->m != e->m && s->t > e->begin && s->t <= first->t)
+						return FAIL(h, "a P started by an M before Go's reader lets "
+							       "it (only Go's order can tell)");
+				}
+			}
+			if (at <= e->t)
+				continue;
+			if (at >= e->next)
+				return FAIL(h, "an M whose events Go's reader puts after a steal written "
+					       "later (only Go's order can tell)");
+			if (e->g < 0)
+				continue;
+			glive *l = gtr_idpool_find(&h->live, (uint64_t)e->g);
+			if (!l)
+				return FAIL(h, "a syscall end of a goroutine never seen");
+			l->sum[S_SYSCALL] += at - e->t;
+			l->sum[S_RUNNABLE] -= at - e->t;
+			/* Its next start then waits too: it must come later. */
+			if (gtr_idmap_put(h->wmap, e->gseq, (uint64_t)e->g, (uint64_t)at) < 0)
+				return GTR_E_NOMEM;
+			pushed++;
+		}
+	}
+	for (unsigned j = 0; pushed && j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->ngs; i++) {
+			uint64_t at;
+			if (mine(h, w->gs[i].g) &&
+			    gtr_idmap_get(h->wmap, w->gs[i].seq, (uint64_t)w->gs[i].g, &at) &&
+			    w->gs[i].t <= (int64_t)at)
+				return FAIL(h, "a goroutine started before the steal Go's reader waits "
+					       "for (only Go's order can tell)");
+		}
+	}
+	if (pushed) {
+		gtr_idmap_free(h->wmap);
+		if (!(h->wmap = gtr_idmap_create()))
+			return GTR_E_NOMEM;
+	}
+	/* The waits begun in this generation, by goroutine and number. */
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nws; i++) {
+			const wstart *s = &w->ws[i];
+			if (mine(h, s->g) &&
+			    gtr_idmap_put(h->wmap, s->seq, (uint64_t)s->g, (uint64_t)s->block + 1) != 0)
+				return FAIL(h, "two waits of a goroutine with one number");
+		}
+	}
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nwe; i++) {
+			const wend *e = &w->we[i];
+			if (!mine(h, e->g))
+				continue;
+			glive *l = gtr_idpool_find(&h->live, (uint64_t)e->g);
+			uint64_t v;
+			int block;
+			if (!l)
+				return FAIL(h, "an unblock of a goroutine never seen");
+			if (e->seq >= 1 && gtr_idmap_get(h->wmap, e->seq - 1, (uint64_t)e->g, &v)) {
+				block = (int)v - 1;
+				gtr_idmap_del(h->wmap, e->seq - 1, (uint64_t)e->g);
+			} else if (e->seq == 1 && l->wait >= 0) {
+				block = l->wait;
+				l->wait = -1;
+			} else {
+				return FAIL(h, "an unblock that no wait matches");
+			}
+			l->wsum[block] += e->t;
+		}
+	}
+	/* Waits still open go on into the next generation. */
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nws; i++) {
+			const wstart *s = &w->ws[i];
+			uint64_t v;
+			if (!mine(h, s->g) || !gtr_idmap_get(h->wmap, s->seq, (uint64_t)s->g, &v))
+				continue;
+			gtr_idmap_del(h->wmap, s->seq, (uint64_t)s->g);
+			glive *l = gtr_idpool_find(&h->live, (uint64_t)s->g);
+			if (!l || l->wait >= 0)
+				return FAIL(h, "a goroutine with two waits open");
+			l->wait = (int8_t)(v - 1);
+		}
+	}
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		for (size_t i = 0; i < w->nsl; i++) {
+			if (!mine(h, w->sl[i].g))
+				continue;
+			glive *l = gtr_idpool_find(&h->live, (uint64_t)w->sl[i].g);
+			if (!l)
+				return FAIL(h, "a slice of a goroutine never seen");
+			if (gtr_hist_add(&l->row.slices, w->sl[i].len) < 0)
+				return GTR_E_NOMEM;
+		}
+	}
+	/* Goroutines that exited: their rows are final (ids are not reused).
+	 * One blocked forever would stay until the end; its clocks stopped
+	 * too, so it goes now as well. */
+	for (size_t s = 0; s < h->live.n; s++) {
+		glive *l = gtr_idpool_at(&h->live, s);
+		if (!l || !l->dead)
+			continue;
+		if (l->wait >= 0)
+			return FAIL(h, "a goroutine that exited while waiting");
+		for (int k = 0; k < S_N; k++)
+			if (l->net[k] != 0)
+				return FAIL(h, "a goroutine that exited in no single state");
+		if (retire(h, l, l->dead_t) < 0)
+			return GTR_E_NOMEM;
+	}
+	return 0;
+}
+
+/* The trace's end, for the goroutines of shard h: every clock stops,
+ * open slices end. */
+static int finish_shard(shard *h)
+{
+	fast *f = h->f;
+	int64_t end = h->end;
+	for (size_t i = 0; i < f->nms; i++) {
+		const mst *m = &f->ms[i];
+		if (!m->running || !mine(h, m->g))
+			continue;
+		glive *l = gtr_idpool_find(&h->live, (uint64_t)m->g);
+		if (!l)
+			return FAIL(h, "a slice of a goroutine never seen");
+		if (gtr_hist_add(&l->row.slices, end > m->start ? (uint64_t)(end - m->start) : 0) < 0)
+			return GTR_E_NOMEM;
+	}
+	for (size_t s = 0; s < h->live.n; s++) {
+		glive *l = gtr_idpool_at(&h->live, s);
+		if (!l)
+			continue;
+		int open = -1;
+		for (int k = 0; k < S_N; k++) {
+			if (l->net[k] == 1 && open < 0)
+				open = k;
+			else if (l->net[k] != 0)
+				return FAIL(h, "a goroutine alive at the end in no single state");
+		}
+		if (open < 0)
+			return FAIL(h, "a goroutine alive at the end in no state");
+		if (open == S_WAITING) {
+			if (l->wait < 0)
+				return FAIL(h, "a goroutine waiting at the end for no reason");
+			l->wsum[l->wait] += end;
+		} else {
+			l->sum[open] += end;
+		}
+		if (retire(h, l, end) < 0)
+			return GTR_E_NOMEM;
+	}
+	return 0;
+}
+
+static void *shard_work(void *arg)
+{
+	shard *h = arg;
+	if (!h->rc)
+		h->rc = h->end >= 0 ? finish_shard(h) : merge_shard(h);
+	return NULL;
+}
+
+/* Runs every shard (merge, or finish when end >= 0), one thread each,
+ * then gives the rows made final to the analysis. 0, GTR_E_NOMEM, or 1. */
+static int run_shards(fast *f, int64_t end)
+{
+	for (unsigned q = 0; q < f->jobs; q++)
+		f->sh[q].end = end;
+	for (unsigned q = 1; q < f->jobs; q++)
+		f->sh[q].started = pthread_create(&f->sh[q].th, NULL, shard_work, &f->sh[q]) == 0;
+	shard_work(&f->sh[0]);
+	int rc = 0;
+	for (unsigned q = 0; q < f->jobs; q++) {
+		shard *h = &f->sh[q];
+		if (q && h->started) {
+			pthread_join(h->th, NULL);
+			h->started = 0;
+		} else if (q) {
+			shard_work(h);
+		}
+		if (h->rc < 0 && rc >= 0)
+			rc = h->rc;
+		else if (h->rc > 0 && !rc) {
+			rc = 1;
+			fail_ordered(f->why, sizeof f->why, h->why);
+		}
+		for (size_t i = 0; i < h->nout; i++) {
+			retired *r = &h->out[i];
+			if (rc == 0 && gtr_stats_put(f->acc, &r->row, r->name_gen, r->name_stack,
+						     r->name_create) < 0)
+				rc = GTR_E_NOMEM;
+			else if (rc != 0)
+				gtr_hist_free(&r->row.slices);
+		}
+		h->nout = 0;
+	}
+	for (unsigned j = 0; j < f->jobs; j++) {
+		worker *w = &f->ws[j];
+		w->nparts = w->nws = w->nwe = w->nsl = w->nle = w->ngs = w->npst = 0;
+		gtr_idmap_free(w->gidx);
+		if (!(w->gidx = gtr_idmap_create()) && rc >= 0)
+			rc = GTR_E_NOMEM;
+	}
+	return rc;
+}
+
+/* The time of generation gi's Sync: its earliest batch, after the last event before. */
+static int64_t sync_time(const fast *f, size_t gi)
+{
+	const gtr_v2_gen *g = &f->ix->gens[gi];
+	int64_t t = gtr_v2_ns(g->ns_per_tick, g->min_ts) - f->base;
+	return gi && t <= f->last ? f->last + 1 : t;
+}
+
+/* CPU samples: Go's reader gives them in its order too. */
+static void count_samples(fast *f, size_t gi)
+{
+	const gtr_v2_index *ix = f->ix;
+	const gtr_v2_gen *g = &ix->gens[gi];
+	const uint8_t *d = f->t->data;
+	for (size_t bi = g->first; bi < g->first + g->n; bi++) {
+		const gtr_v2_batch *b = &ix->batches[bi];
+		if (b->kind != GTR_V2_B_CPU)
+			continue;
+		const uint8_t *p = d + b->data + 1, *end = d + b->data + b->len;
+		while (p < end) {
+			uint64_t v[5];
+			p++;
+			for (int i = 0; i < 5; i++)
+				if (gtr_uvarint_next(&p, end, &v[i]) != 0)
+					return; /* the index read it: cannot be */
+			int64_t t = gtr_v2_ns(g->ns_per_tick, v[0]) - f->base;
+			if (t <= f->sync)
+				t = f->sync + 1;
+			if (t > f->last)
+				f->last = t;
+			f->events++;
+		}
+	}
+}
+
+static int can_fast(const gtr_trace *t, gtr_stats_fast_info *info)
+{
+	const char *why = NULL;
+	const gtr_trace_info *ti = gtr_trace_get_info(t);
+	gtr_loss l;
+	gtr_trace_loss(t, &l);
+	if (ti->family != GTR_FAMILY_V2)
+		why = "a v1 trace";
+	else if (t->flags & GTR_OPEN_LENIENT)
+		why = "a lenient read";
+	else if (gtr_loss_any(&l))
+		why = "part of the trace was lost";
+	if (!why) {
+		const gtr_v2_index *ix = gtr_v2_idx(t);
+		for (size_t g = 0; g < ix->ngens && !why; g++)
+			if (ix->gens[g].partial || ix->gens[g].tolerant)
+				why = "a partial generation";
+		for (size_t b = 0; b < ix->nbatches && !why; b++)
+			if (ix->batches[b].kind == GTR_V2_B_BROKEN)
+				why = "a broken batch";
+		if (!ix->ngens)
+			why = "no generation";
+	}
+	if (why && info)
+		snprintf(info->why, sizeof info->why, "%s", why);
+	return why == NULL;
+}
+
+static void fast_free(fast *f)
+{
+	if (f->ws)
+		for (unsigned j = 0; j < f->jobs; j++) {
+			worker *w = &f->ws[j];
+			gtr_idmap_free(w->gidx);
+			gtr_idmap_free(w->reasons);
+			free(w->parts);
+			free(w->ws);
+			free(w->we);
+			free(w->sl);
+			free(w->gs);
+			free(w->pst);
+			free(w->st);
+			free(w->le);
+		}
+	free(f->ws);
+	if (f->sh)
+		for (unsigned q = 0; q < f->jobs; q++) {
+			shard *h = &f->sh[q];
+			for (size_t s = 0; s < h->live.n; s++) {
+				glive *l = gtr_idpool_at(&h->live, s);
+				if (l)
+					gtr_hist_free(&l->row.slices);
+			}
+			gtr_idpool_free(&h->live);
+			gtr_idmap_free(h->wmap);
+			free(h->out);
+		}
+	free(f->sh);
+	gtr_idmap_free(f->midx);
+	gtr_idmap_free(f->stolen);
+	free(f->steals_v);
+	free(f->ms);
+	free(f->unit_m);
+}
+
+/* Readies generation gi: its Sync, and each of its Ms' state. */
+static int begin_gen(fast *f, size_t gi)
+{
+	const gtr_v2_index *ix = f->ix;
+	const gtr_v2_gen *g = &ix->gens[gi];
+	f->gen = gi;
+	if (gi == 0)
+		f->base = gtr_v2_ns(g->ns_per_tick, g->min_ts);
+	f->sync = sync_time(f, gi);
+	if (gi == 0)
+		f->sync0 = f->sync;
+	if (f->sync > f->last)
+		f->last = f->sync;
+	f->events++; /* the Sync */
+	if (gtr_grow(&f->unit_m, &f->capunit, g->nms ? g->nms : 1, sizeof *f->unit_m) < 0)
+		return GTR_E_NOMEM;
+	for (size_t i = 0; i < g->nms; i++) {
+		uint64_t mid = ix->ms[g->ms_first + i].m, v;
+		if (!gtr_idmap_get(f->midx, 0, mid, &v)) {
+			if (gtr_grow(&f->ms, &f->capms, f->nms + 1, sizeof *f->ms) < 0 ||
+			    gtr_idmap_put(f->midx, 0, mid, f->nms) < 0)
+				return GTR_E_NOMEM;
+			f->ms[f->nms] = (mst){.g = -1, .p = -1};
+			v = f->nms++;
+		}
+		f->unit_m[i] = (size_t)v;
+	}
+	atomic_store(&f->next, 0);
+	return 0;
+}
+
+static int run(fast *f, gtr_stats_fast_info *info)
+{
+	double walk = 0, mer = 0;
+	for (size_t gi = 0; gi < f->ix->ngens; gi++) {
+		int rc = begin_gen(f, gi);
+		if (rc < 0)
+			return rc;
+		int64_t t0 = now_ns();
+		for (unsigned j = 1; j < f->jobs; j++)
+			f->ws[j].started = pthread_create(&f->ws[j].th, NULL, work, &f->ws[j]) == 0;
+		work(&f->ws[0]);
+		for (unsigned j = 1; j < f->jobs; j++)
+			if (f->ws[j].started) {
+				pthread_join(f->ws[j].th, NULL);
+				f->ws[j].started = 0;
+			} else {
+				work(&f->ws[j]); /* no thread: the calling one does its share */
+			}
+		int64_t t1 = now_ns();
+		walk += (double)(t1 - t0) / 1e9;
+		for (unsigned j = 0; j < f->jobs; j++) {
+			worker *w = &f->ws[j];
+			if (w->rc < 0)
+				return w->rc;
+			if (w->rc > 0)
+				return fail_ordered(f->why, sizeof f->why, w->why);
+			f->events += w->events;
+			f->steals += w->steals;
+			f->dsys += w->dsys;
+			w->events = w->steals = w->dsys = 0;
+			if (w->tmax > f->last)
+				f->last = w->tmax;
+		}
+		if (f->dsys && f->steals)
+			return fail_ordered(f->why, sizeof f->why,
+					    "a goroutine that exits in a syscall, and a P stolen "
+					    "(whether first is Go's order's)");
+		count_samples(f, gi);
+		if ((rc = merge_steals(f)) != 0 || (rc = run_shards(f, -1)) != 0)
+			return rc;
+		mer += (double)(now_ns() - t1) / 1e9;
+	}
+	if (info) {
+		info->sec_walk = walk;
+		info->sec_merge = mer;
+		info->gens = f->ix->ngens;
+	}
+	/* The closing Sync, 1 ns past the last event. */
+	int64_t end = f->last + 1;
+	f->events++;
+	int rc = run_shards(f, end);
+	if (rc != 0)
+		return rc;
+	gtr_stats_span(f->acc, f->events, 0, (uint64_t)end);
+	return 0;
+}
+
+int gtr_stats_fast(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs,
+		   gtr_stats **out, gtr_stats_fast_info *info, gtr_error *err)
+{
+	*out = NULL;
+	if (info)
+		memset(info, 0, sizeof *info);
+	if (!can_fast(t, info))
+		goto ordered;
+	if (jobs == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		jobs = n > 0 ? (unsigned)n : 1;
+	}
+	if (jobs > 64)
+		jobs = 64;
+	fast f = {.t = t, .ix = gtr_v2_idx(t), .jobs = jobs};
+	int rc = gtr_stats_begin(t, keep, &f.acc, err);
+	if (rc < 0)
+		return rc;
+	f.ws = calloc(jobs, sizeof *f.ws);
+	f.sh = calloc(jobs, sizeof *f.sh);
+	f.midx = gtr_idmap_create();
+	f.stolen = gtr_idmap_create();
+	if (!f.ws || !f.sh || !f.midx || !f.stolen)
+		rc = GTR_E_NOMEM;
+	for (unsigned j = 0; rc == 0 && j < jobs; j++) {
+		f.ws[j].f = &f;
+		f.ws[j].gidx = gtr_idmap_create();
+		f.ws[j].reasons = gtr_idmap_create();
+		f.sh[j].f = &f;
+		f.sh[j].q = j;
+		f.sh[j].wmap = gtr_idmap_create();
+		if (gtr_idpool_init(&f.sh[j].live, sizeof(glive)) < 0 || !f.ws[j].gidx ||
+		    !f.ws[j].reasons || !f.sh[j].wmap)
+			rc = GTR_E_NOMEM;
+	}
+	if (rc == 0)
+		rc = run(&f, info);
+	fast_free(&f);
+	if (rc < 0) {
+		gtr_stats_abort(f.acc);
+		return gtr_error_set(err, rc, 0, "out of memory");
+	}
+	if (rc > 0) {
+		gtr_stats_abort(f.acc);
+		if (info)
+			snprintf(info->why, sizeof info->why, "%s", f.why);
+		goto ordered;
+	}
+	if (info)
+		info->jobs = jobs;
+	return gtr_stats_end(f.acc, out, err);
+ordered:
+	if (info)
+		info->ordered = 1;
+	return gtr_stats_run_jobs(t, keep, jobs, out, err);
+}
