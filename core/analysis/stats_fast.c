@@ -59,6 +59,8 @@
 enum { S_RUNNING, S_RUNNABLE, S_SYSCALL, S_WAITING, S_N };
 enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists */
 
+#define HINTS 4096
+
 /* A goroutine's share of one generation on one worker. */
 typedef struct gpart {
 	int64_t g;
@@ -149,6 +151,9 @@ typedef struct worker {
 	lateend *le;
 	size_t nle, caple;
 	gtr_idmap *reasons;         /* (gen, string id) -> block group + 1 */
+	uint32_t hint[HINTS];       /* see part() */
+	uint64_t *vals;             /* a batch's varints, decoded */
+	size_t capvals;
 	uint64_t events;
 	uint64_t steals;            /* ProcSteals of another M's P */
 	uint64_t dsys;              /* GoDestroySyscalls on an M that has a P */
@@ -230,15 +235,25 @@ static int go_ordered(worker *w, const char *why)
 /* The worker's share of goroutine g in this generation. */
 static gpart *part(worker *w, int64_t g)
 {
+	/* First the share this worker found for an id with the same low
+	 * bits, if it is g's (goroutine ids count up: those of one
+	 * generation mostly differ there); else the map. */
+	uint32_t *hint = &w->hint[(uint64_t)g & (HINTS - 1)];
+	if (*hint && *hint <= w->nparts && w->parts[*hint - 1].g == g)
+		return &w->parts[*hint - 1];
 	uint64_t i;
-	if (gtr_idmap_get(w->gidx, 0, (uint64_t)g, &i))
+	if (gtr_idmap_get(w->gidx, 0, (uint64_t)g, &i)) {
+		*hint = (uint32_t)i + 1;
 		return &w->parts[i];
-	if (gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
+	}
+	if (w->nparts >= UINT32_MAX - 1 ||
+	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
 	    gtr_idmap_put(w->gidx, 0, (uint64_t)g, w->nparts) < 0)
 		return NULL;
 	gpart *p = &w->parts[w->nparts++];
 	memset(p, 0, sizeof *p);
 	p->g = g;
+	*hint = (uint32_t)w->nparts;
 	return p;
 }
 
@@ -578,26 +593,46 @@ static int walk_m(worker *w, size_t i)
 	const gtr_v2_index *ix = f->ix;
 	const gtr_v2_gen *g = &ix->gens[f->gen];
 	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
+	const gtr_kernels *kn = &f->t->kernels;
 	mst *m = &f->ms[f->unit_m[i]];
-	gtr_error err;
 	for (size_t k = 0; k < mb->n; k++) {
-		gtr_v2_cursor c;
-		gtr_v2_raw ev;
-		gtr_v2_cursor_init(&c, f->t, ix->mb[mb->first + k], g->ns_per_tick);
-		int rc;
-		gtr_error_clear(&err);
-		while ((rc = gtr_v2_cursor_next(&c, &ev, &err)) > 0) {
+		/* A batch is a run of varints (each type byte is one too),
+		 * decoded at once by the kernels; what does not decode, or
+		 * does not make whole events, goes to the ordered path, which
+		 * says where. */
+		const gtr_v2_batch *bt = &ix->batches[ix->mb[mb->first + k]];
+		const uint8_t *p = f->t->data + bt->data, *end = p + bt->len;
+		size_t n = kn->uvarint_count(p, end);
+		if (gtr_grow(&w->vals, &w->capvals, n + GTR_MAX_ARGS + 1, sizeof *w->vals) < 0)
+			return GTR_E_NOMEM;
+		if (n && kn->uvarint_decode_n(p, end, w->vals, n) != (ptrdiff_t)bt->len)
+			return go_ordered(w, "an event that does not decode (the ordered path says where)");
+		memset(w->vals + n, 0, (GTR_MAX_ARGS + 1) * sizeof *w->vals);
+		/* Go's batch cursor: times accumulate from the scaled base,
+		 * and a zero running time re-reads the base. */
+		int64_t last = 0;
+		for (size_t v = 0; v < n;) {
+			uint64_t type = w->vals[v];
+			const gtr_v2_layout *l = type < GTR_V2_NUM_EVENTS ? &ix->lay[type] : NULL;
+			if (!l || !l->valid || !(l->flags & GTR_V2_TIMED) || (l->flags & GTR_V2_DATA) ||
+			    n - v < 1 + (size_t)l->wire_args)
+				return go_ordered(w, "an event that does not decode (the ordered path "
+						     "says where)");
+			const uint64_t *a = w->vals + v + 1;
+			v += 1 + l->wire_args;
+			if (last == 0)
+				last = gtr_v2_ns(g->ns_per_tick, bt->time);
+			last = (int64_t)((uint64_t)gtr_v2_ns(g->ns_per_tick, a[0]) + (uint64_t)last);
 			/* Every event of a generation comes after its Sync. */
-			int64_t t = ev.time - f->base;
+			int64_t t = last - f->base;
 			if (t <= f->sync)
 				t = f->sync + 1;
 			if (t > w->tmax)
 				w->tmax = t;
-			if ((rc = step(w, m, mb->m, ev.type, ev.args, t)) != 0)
+			int rc = step(w, m, mb->m, (unsigned)type, a + 1, t);
+			if (rc != 0)
 				return rc;
 		}
-		if (rc < 0)
-			return go_ordered(w, "an event that does not decode (the ordered path says where)");
 	}
 	m->late = 0; /* its next event is in a later generation */
 	return 0;
@@ -1087,6 +1122,7 @@ static void fast_free(fast *f)
 			free(w->sl);
 			free(w->gs);
 			free(w->pst);
+			free(w->vals);
 			free(w->st);
 			free(w->le);
 		}
