@@ -20,7 +20,14 @@
 #    traces given (12 bytes of 0xff at seven places), beside those given;
 #  - copies of the Go 1.22+ syscalls traces whose stealing Ms' batches are
 #    written 1000 clock ticks later (Go's reader then puts what the robbed
-#    M does after the steal): the bound holds, or -v says why not.
+#    M does after the steal): the bound holds, or -v says why not;
+#  - `diff --fast` (greedy --fast's slices, stats --fast's times) against
+#    `diff` of each v2 trace with itself: every count the same, every time
+#    within the bound above (the slices of the whole trace), percentiles
+#    within one bin more, ratios within 0.1%, the top slices' durations
+#    within the bound, the same
+#    functions; and `check --fast` of two traces against a baseline the
+#    ordered `check` wrote: every case unchanged.
 set -uo pipefail
 gtr=$1
 shift
@@ -102,7 +109,40 @@ for f in "$@"; do
 	[ -s "$d" ] && damaged+=("$d")
 done
 
+cat >"$out/dcmp.py" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1])); f = json.load(open(sys.argv[2])); base = int(sys.argv[3])
+bad = []
+om = {m["metric"]: m for m in o["metrics"]}; fm = {m["metric"]: m for m in f["metrics"]}
+lim = base + 2 * (om.get("slices", {}).get("a", 0) + 1)
+if set(om) != set(fm):
+    bad.append("metrics differ")
+for k in sorted(set(om) & set(fm)):
+    x, y = om[k]["a"], fm[k]["a"]
+    if x is None or y is None or om[k]["unit"] not in ("ns", "ppm"):
+        if x != y:
+            bad.append("%s: %r vs %r" % (k, x, y))
+        continue
+    if om[k]["unit"] == "ppm":  # a ratio of two times: within 0.1%
+        if abs(x - y) > max(x, y) / 1000 + 1:
+            bad.append("%s: %d vs %d" % (k, x, y))
+        continue
+    slack = max(x, y) // 64 if k.endswith(("_p50", "_p99")) else 0
+    if abs(x - y) > lim + slack:
+        bad.append("%s: %d vs %d (bound %d)" % (k, x, y, lim + slack))
+od = sorted(s["duration_ns"] for s in o["top_slices"]["a"])
+fd = sorted(s["duration_ns"] for s in f["top_slices"]["a"])
+if len(od) != len(fd) or any(abs(x - y) > lim for x, y in zip(od, fd)):
+    bad.append("top slices: %r vs %r" % (od[-3:], fd[-3:]))
+if sorted(x["function"] for x in o["functions"]) != sorted(x["function"] for x in f["functions"]):
+    bad.append("functions differ")
+for b in bad[:5]:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+
 worst=0
+v2ok=()
 for f in "$@" "${damaged[@]}"; do
 	name=$(basename "$f")
 	if ! "$gtr" stats --ordered --json "$f" >"$out/ordered" 2>"$out/ordered.err"; then
@@ -155,7 +195,34 @@ for f in "$@" "${damaged[@]}"; do
 	fi
 	w=$(tail -1 <<<"$r" | awk '{print $2}')
 	[ "${w:-0}" -gt "$worst" ] && worst=$w
+	case $f in "$out"/*) continue ;; esac
+	v2ok+=("$f")
+	if "$gtr" diff --json "$f" "$f" >"$out/d-ordered" 2>/dev/null &&
+		"$gtr" diff --fast --json "$f" "$f" >"$out/d-fast" 2>"$out/d-fast.err"; then
+		if r=$(python3 "$out/dcmp.py" "$out/d-ordered" "$out/d-fast" "$bound"); then
+			ok "$name (diff --fast)"
+		else
+			bad "$name: diff --fast beyond the bound"
+			echo "$r"
+		fi
+	else
+		bad "$name: diff or diff --fast failed"
+	fi
 done
+
+# check --fast against a baseline of the ordered check: nothing changed.
+if [ "${#v2ok[@]}" -ge 2 ]; then
+	mkdir -p "$out/check"
+	cp "${v2ok[0]}" "${v2ok[1]}" "$out/check/"
+	if "$gtr" check -q --update-baseline --baseline "$out/base.json" "$out/check" >/dev/null 2>&1 &&
+		"$gtr" check --fast --baseline "$out/base.json" "$out/check" >"$out/check.txt" 2>&1 &&
+		grep -q '2 ok, 0 regressed, 0 errors, 0 new, 0 missing' "$out/check.txt"; then
+		ok "check --fast against the ordered check's baseline"
+	else
+		bad "check --fast against the ordered check's baseline"
+		tail -3 "$out/check.txt"
+	fi
+fi
 echo "statsfast: $parallel of $eligible v2 traces on the parallel path; largest difference ${worst} ns"
 echo "statsfast: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,9 @@
 /* core/analysis/analyze.c: the analyses a command asks for, as sinks of one read. */
 #include "core/analysis/analyze.h"
+#include "core/analysis/scan.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, gtr_error *err)
@@ -126,4 +129,53 @@ int gtr_metrics_compute_jobs(const gtr_trace *t, size_t ntop, unsigned jobs, gtr
 int gtr_metrics_compute(const gtr_trace *t, size_t ntop, gtr_metrics *m, gtr_error *err)
 {
 	return gtr_metrics_compute_jobs(t, ntop, 1, m, err);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int gtr_metrics_compute_fast(const gtr_trace *t, size_t ntop, unsigned jobs, gtr_metrics *m,
+			     gtr_metrics_fast_info *info, gtr_error *err)
+{
+	memset(m, 0, sizeof *m);
+	if (info)
+		memset(info, 0, sizeof *info);
+	gtr_greedy *g = NULL;
+	gtr_stats *s = NULL;
+	gtr_scan_info si;
+	gtr_stats_fast_info fi;
+	int rc = gtr_scan_greedy(t, ntop ? ntop : 1, jobs, 0, &g, &si, err);
+	if (rc < 0)
+		return rc;
+	/* The rows of the top slices' goroutines: the metrics name them. */
+	int64_t *ids = malloc((g->ntop ? g->ntop : 1) * sizeof *ids);
+	if (!ids) {
+		gtr_greedy_free(g);
+		return gtr_error_set(err, GTR_E_NOMEM, 0, "out of memory");
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < g->ntop; i++)
+		ids[n++] = g->top[i].g;
+	qsort(ids, n, sizeof *ids, cmp_i64);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || ids[u - 1] != ids[i])
+			ids[u++] = ids[i];
+	gtr_stats_keep keep = {.ids = ids, .nids = u};
+	rc = gtr_stats_fast(t, &keep, jobs, &s, &fi, err);
+	if (rc == 0 && (rc = gtr_metrics_fill(m, t, g, s)) < 0)
+		gtr_error_set(err, rc, 0, "out of memory");
+	if (info) {
+		info->greedy_ordered = si.ordered;
+		info->stats_ordered = fi.ordered;
+		snprintf(info->why, sizeof info->why, "%s%s%s", si.ordered ? si.why : "",
+			 si.ordered && fi.ordered ? "; " : "", fi.ordered ? fi.why : "");
+	}
+	free(ids);
+	gtr_greedy_free(g);
+	gtr_stats_free(s);
+	return rc < 0 ? rc : 0;
 }

@@ -49,6 +49,22 @@ typedef struct gtr_analysis {
  * (gtr_analysis_free); on error it holds none of them.
  */
 int gtr_analyze(const gtr_trace *t, const gtr_analyze_opts *o, gtr_analysis *a, gtr_error *err);
+
+/* What gtr_metrics_compute_fast did, for -v. */
+typedef struct gtr_metrics_fast_info {
+	int greedy_ordered, stats_ordered; /* 1: that half ran Go's order */
+	char why[330];                     /* why, else empty */
+} gtr_metrics_fast_info;
+
+/*
+ * gtr_metrics_compute without Go's global order: the slices from
+ * gtr_scan_greedy (`greedy --fast`), the times from gtr_stats_fast
+ * (`stats --fast`), each of which runs the ordered path where it must.
+ * The figures are theirs: the same as the ordered ones within their
+ * bounds (README). `info` may be NULL.
+ */
+int gtr_metrics_compute_fast(const gtr_trace *t, size_t ntop, unsigned jobs, gtr_metrics *m,
+			     gtr_metrics_fast_info *info, gtr_error *err);
 void gtr_analysis_free(gtr_analysis *a);
 
 #endif

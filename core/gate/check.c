@@ -1,5 +1,6 @@
 /* core/gate/check.c: inputs, the worker pool, baselines, and the check reports. */
 #include "core/gate/check.h"
+#include "core/analysis/analyze.h"
 #include "core/report/diff_report.h"
 #include "io/meter.h"
 #include "core/base/json.h"
@@ -546,7 +547,9 @@ static void check_one(pool *p, size_t i)
 	if (rc == 0)
 		/* One trace at a time: its read runs ahead on a second thread;
 		 * several at once: the workers already use the CPUs. */
-		rc = gtr_metrics_compute_jobs(t, opts->ntop, opts->jobs > 1 ? 1 : 0, &r->m, &err);
+		rc = opts->fast ? gtr_metrics_compute_fast(t, opts->ntop, opts->jobs > 1 ? 1 : 0, &r->m,
+							   NULL, &err)
+				: gtr_metrics_compute_jobs(t, opts->ntop, opts->jobs > 1 ? 1 : 0, &r->m, &err);
 	if (rc == 0) {
 		gtr_loss loss;
 		gtr_trace_loss(t, &loss);

@@ -126,6 +126,7 @@ typedef struct gtr_check_opts {
 	gtr_progress *progress;        /* NULL: none */
 	unsigned open_flags;           /* GTR_OPEN_* for every trace (0: strict) */
 	uint64_t max_input;            /* a stream given as a trace: its limit (0: GTR_MAP_MAX_INPUT) */
+	int fast;                      /* measure without Go's global order (gtr_metrics_compute_fast) */
 } gtr_check_opts;
 
 /*
