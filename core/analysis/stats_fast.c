@@ -667,6 +667,8 @@ struct shard {
 	gtr_idmap *wmap;            /* (seq, g) -> block + 1, for this generation's join */
 	retired *out;               /* rows made final, for the calling thread */
 	size_t nout, capout;
+	int64_t *dead;              /* goroutines that exited in this generation */
+	size_t ndead, capdead;
 	int64_t end;                /* finish: the trace's end; else -1 */
 	int rc;                     /* 0, GTR_E_NOMEM, or 1: go ordered (why set) */
 	char why[160];
@@ -783,6 +785,11 @@ static int merge_shard(shard *h)
 			for (int s = 0; s < S_N; s++)
 				l->net[s] += p->net[s];
 			l->assist += p->assist;
+			if (p->dead && !l->dead) {
+				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
+					return GTR_E_NOMEM;
+				h->dead[h->ndead++] = p->g;
+			}
 			if (p->dead && (!l->dead || p->dead_t < l->dead_t)) {
 				l->dead = 1;
 				l->dead_t = p->dead_t;
@@ -937,9 +944,9 @@ static int merge_shard(shard *h)
 	/* Goroutines that exited: their rows are final (ids are not reused).
 	 * One blocked forever would stay until the end; its clocks stopped
 	 * too, so it goes now as well. */
-	for (size_t s = 0; s < h->live.n; s++) {
-		glive *l = gtr_idpool_at(&h->live, s);
-		if (!l || !l->dead)
+	for (size_t i = 0; i < h->ndead; i++) {
+		glive *l = gtr_idpool_find(&h->live, (uint64_t)h->dead[i]);
+		if (!l)
 			continue;
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine that exited while waiting");
@@ -949,6 +956,7 @@ static int merge_shard(shard *h)
 		if (retire(h, l, l->dead_t) < 0)
 			return GTR_E_NOMEM;
 	}
+	h->ndead = 0;
 	return 0;
 }
 
@@ -1138,6 +1146,7 @@ static void fast_free(fast *f)
 			gtr_idpool_free(&h->live);
 			gtr_idmap_free(h->wmap);
 			free(h->out);
+			free(h->dead);
 		}
 	free(f->sh);
 	gtr_idmap_free(f->midx);
