@@ -180,7 +180,7 @@ for f in "$@" "${damaged[@]}"; do
 		cmp -s "$out/ordered" "$out/fast" && ok "$name (v1: the same)" || bad "$name: v1 output differs"
 		continue
 	elif grep -q 'only Go.s order can tell' "$out/fast.err"; then
-		ok "$name (ordered path: $(grep -o 'ordered path: .*' "$out/fast.err"))"
+		ok "$name ($(grep -o 'ordered path: .*' "$out/fast.err"))"
 	elif [[ $name != late-steal-* ]] && ! grep -q 'lost\|partial\|broken' "$out/fast.err"; then
 		bad "$name: ordered path: $(grep -o 'ordered path: .*' "$out/fast.err")"
 	fi
