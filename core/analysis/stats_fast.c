@@ -60,6 +60,7 @@ enum { S_RUNNING, S_RUNNABLE, S_SYSCALL, S_WAITING, S_N };
 enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists */
 
 #define HINTS 4096
+#define PART_SLICES 3
 
 /* A goroutine's share of one generation on one worker. */
 typedef struct gpart {
@@ -74,6 +75,10 @@ typedef struct gpart {
 	int64_t name_t;
 	uint64_t name_stack;
 	int64_t dead_t;
+	/* its first slices here, added when the share is merged (saves a
+	 * look-up of the goroutine per slice); more go to worker.sl */
+	uint8_t nsl;
+	uint64_t sl[PART_SLICES];
 } gpart;
 
 /* A wait's start: goroutine, its number in the generation, reason group. */
@@ -351,9 +356,17 @@ static int slice_end(worker *w, mst *m, int64_t t)
 	if (!m->running)
 		return 0;
 	m->running = 0;
+	uint64_t len = t > m->start ? (uint64_t)(t - m->start) : 0;
+	gpart *p = part(w, m->g);
+	if (!p)
+		return GTR_E_NOMEM;
+	if (p->nsl < PART_SLICES) {
+		p->sl[p->nsl++] = len;
+		return 0;
+	}
 	if (gtr_grow(&w->sl, &w->capsl, w->nsl + 1, sizeof *w->sl) < 0)
 		return GTR_E_NOMEM;
-	w->sl[w->nsl++] = (slen){m->g, t > m->start ? (uint64_t)(t - m->start) : 0};
+	w->sl[w->nsl++] = (slen){m->g, len};
 	return 0;
 }
 
@@ -785,6 +798,9 @@ static int merge_shard(shard *h)
 			for (int s = 0; s < S_N; s++)
 				l->net[s] += p->net[s];
 			l->assist += p->assist;
+			for (unsigned k = 0; k < p->nsl; k++)
+				if (gtr_hist_add(&l->row.slices, p->sl[k]) < 0)
+					return GTR_E_NOMEM;
 			if (p->dead && !l->dead) {
 				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
 					return GTR_E_NOMEM;
