@@ -1551,26 +1551,6 @@ static int last_batch(scan *s, worker *w, size_t j, gtr_error *err)
 	return rc;
 }
 
-/*
- * The CPU sample at byte *p of a sample batch that ends at `end`: its
- * values (time, M, P, G, stack) into v, and *p past it. Returns how many
- * it read: 5, or fewer where the batch ends or a varint is bad, and *p is
- * then `end`.
- */
-static int next_sample(const uint8_t *d, uint64_t *p, uint64_t end, uint64_t v[5])
-{
-	uint64_t q = *p + 1; /* past the event's type */
-	int i = 0;
-	for (; i < 5 && q < end; i++) {
-		int k = gtr_uvarint_decode(d + q, d + end, &v[i]);
-		if (k <= 0)
-			break;
-		q += (uint64_t)k;
-	}
-	*p = i < 5 ? end : q;
-	return i;
-}
-
 /* A CPU-sample batch: its samples (events of Go's order too) and the
  * latest of their times. */
 static int cpu_batch(scan *s, size_t j, gtr_error *err)
@@ -1584,7 +1564,7 @@ static int cpu_batch(scan *s, size_t j, gtr_error *err)
 	(void)err;
 	while (p < end) {
 		n++;
-		if (next_sample(s->t->data, &p, end, v) > 0)
+		if (gtr_v2_next_sample(s->t->data, &p, end, v) > 0)
 			peak = tick_from(peak, gtr_v2_ns(npt, v[0]));
 	}
 	s->endn[ix->nms + j] = n;
@@ -2291,7 +2271,7 @@ static int note_samples(scan *s, worker *w, gtr_error *err)
 		double npt = ix->gens[bt->gen].ns_per_tick;
 		k.gen = bt->gen;
 		while (p < end) {
-			if (next_sample(s->t->data, &p, end, v) < 5)
+			if (gtr_v2_next_sample(s->t->data, &p, end, v) < 5)
 				break;
 			int64_t g = (int64_t)v[3];
 			if (!scan_maybe_tracked(s, g))

@@ -45,14 +45,13 @@
 #include "core/base/idmap.h"
 #include "core/base/vec.h"
 #include "core/v2/v2.h"
-#include "simd/uvarint.h"
+#include "io/meter.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* The states a goroutine's time is kept for, and their sums. */
@@ -62,11 +61,11 @@ enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists 
 #define HINTS 4096
 #define PART_SLICES 3
 
-/* A goroutine's share of one generation on one worker. */
-typedef struct gpart {
-	int64_t g;
+/* What is kept of a goroutine: a worker's share of it in a generation,
+ * and (added up) the goroutine alive in the merges. */
+typedef struct gacc {
 	int64_t sum[SUM_N];          /* signed: + leaving, - entering */
-	int64_t wsum[GTR_BLOCK_N];   /* - the starts of its waits, by reason */
+	int64_t wsum[GTR_BLOCK_N];   /* - the starts of its waits, by reason (+ their ends, merged) */
 	int32_t net[S_N];            /* entries - exits, per state */
 	int32_t assist;              /* begins - ends */
 	uint8_t dead;                /* it exited, or blocked forever */
@@ -75,6 +74,44 @@ typedef struct gpart {
 	int64_t name_t;
 	uint64_t name_stack;
 	int64_t dead_t;
+} gacc;
+
+/* A stack that may name the goroutine: its creation's (kind 2) wins,
+ * else the earliest it was seen with (kind 1). */
+static void name_offer(gacc *a, uint8_t kind, uint32_t gen, int64_t t, uint64_t stack)
+{
+	if (kind == 2 || (kind == 1 && a->name_kind < 2 &&
+			  (!a->name_kind || gen < a->name_gen ||
+			   (gen == a->name_gen && t < a->name_t)))) {
+		a->name_kind = kind;
+		a->name_gen = gen;
+		a->name_t = t;
+		a->name_stack = stack;
+	}
+}
+
+/* Adds src to dst. */
+static void gacc_add(gacc *dst, const gacc *src)
+{
+	for (int s = 0; s < SUM_N; s++)
+		dst->sum[s] += src->sum[s];
+	for (int b = 0; b < GTR_BLOCK_N; b++)
+		dst->wsum[b] += src->wsum[b];
+	for (int s = 0; s < S_N; s++)
+		dst->net[s] += src->net[s];
+	dst->assist += src->assist;
+	if (src->dead && (!dst->dead || src->dead_t < dst->dead_t)) {
+		dst->dead = 1;
+		dst->dead_t = src->dead_t;
+	}
+	if (src->name_kind)
+		name_offer(dst, src->name_kind, src->name_gen, src->name_t, src->name_stack);
+}
+
+/* A goroutine's share of one generation on one worker. */
+typedef struct gpart {
+	int64_t g;
+	gacc a;
 	/* its first slices here, added when the share is merged (saves a
 	 * look-up of the goroutine per slice); more go to worker.sl */
 	uint8_t nsl;
@@ -136,8 +173,6 @@ typedef struct mst {
 
 typedef struct worker {
 	struct fast *f;
-	pthread_t th;
-	int started;
 	gtr_idmap *gidx;            /* goroutine -> index in parts (this generation) */
 	gpart *parts;
 	size_t nparts, capparts;
@@ -170,17 +205,8 @@ typedef struct worker {
 /* A goroutine alive, as the merges have it. */
 typedef struct glive {
 	gtr_gstats row;
-	int64_t sum[SUM_N];
-	int64_t wsum[GTR_BLOCK_N];
-	int32_t net[S_N];
-	int32_t assist;
-	uint8_t dead;
+	gacc a;
 	int8_t wait;                /* the block group of its open wait, -1 none */
-	uint8_t name_kind;
-	uint32_t name_gen;
-	int64_t name_t;
-	uint64_t name_stack;
-	int64_t dead_t;
 } glive;
 
 typedef struct shard shard;
@@ -202,7 +228,6 @@ typedef struct fast {
 	/* this generation */
 	size_t gen;
 	int64_t sync;               /* its Sync's time */
-	int64_t sync0;              /* the first generation's */
 	atomic_size_t next;         /* its next M */
 	/* Ms across generations */
 	gtr_idmap *midx;            /* M -> index in ms */
@@ -221,21 +246,15 @@ typedef struct fast {
 	char why[160];
 } fast;
 
-static int64_t now_ns(void)
+/* Keeps the first reason the ordered path must run; returns 1, which
+ * a walk or a merge returns for it. */
+static int why_ordered(char *why, size_t cap, const char *what)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int go_ordered(worker *w, const char *why)
-{
-	if (!w->rc) {
-		w->rc = 1;
-		snprintf(w->why, sizeof w->why, "%s", why);
-	}
+	if (!why[0])
+		snprintf(why, cap, "%s", what);
 	return 1;
 }
+#define FAIL(x, what) why_ordered((x)->why, sizeof (x)->why, what)
 
 /* The worker's share of goroutine g in this generation. */
 static gpart *part(worker *w, int64_t g)
@@ -309,45 +328,35 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 	gpart *p = part(w, g);
 	if (!p)
 		return GTR_E_NOMEM;
-	if (from == GTR_GS_NOTEXIST && stack) {
-		p->name_kind = 2;
-		p->name_gen = (uint32_t)f->gen;
-		p->name_stack = stack;
-	} else if (stack && p->name_kind < 2 &&
-		   (!p->name_kind || p->name_gen > f->gen ||
-		    (p->name_gen == f->gen && p->name_t > t))) {
-		p->name_kind = 1;
-		p->name_gen = (uint32_t)f->gen;
-		p->name_t = t;
-		p->name_stack = stack;
-	}
+	if (stack)
+		name_offer(&p->a, from == GTR_GS_NOTEXIST ? 2 : 1, (uint32_t)f->gen, t, stack);
 	int sf = state_of(from), st = state_of(to);
 	if (from == GTR_GS_UNDETERMINED) {
 		/* Found so at the first Sync: in that state since. */
-		t = f->sync0;
+		t = 0;
 	} else if (sf >= 0) {
 		if (sf == S_WAITING) {
 			if (gtr_grow(&w->we, &w->capwe, w->nwe + 1, sizeof *w->we) < 0)
 				return GTR_E_NOMEM;
 			w->we[w->nwe++] = (wend){g, seq, t};
 		} else {
-			p->sum[sf] += t;
+			p->a.sum[sf] += t;
 		}
-		p->net[sf]--;
+		p->a.net[sf]--;
 	}
 	if (to == GTR_GS_NOTEXIST || (st == S_WAITING && block == 0xff)) {
-		p->dead = 1;
-		p->dead_t = t;
+		p->a.dead = 1;
+		p->a.dead_t = t;
 		return 0;
 	}
 	if (st < 0)
 		return 0;
-	p->net[st]++;
+	p->a.net[st]++;
 	if (st == S_WAITING) {
-		p->wsum[block] -= t;
+		p->a.wsum[block] -= t;
 		return push_ws(w, g, from == GTR_GS_UNDETERMINED ? 0 : seq, block);
 	}
-	p->sum[st] -= t;
+	p->a.sum[st] -= t;
 	return 0;
 }
 
@@ -380,7 +389,7 @@ static void slice_start(mst *m, int64_t t)
 static int need_g(worker *w, const mst *m)
 {
 	if (!m->known || m->g < 0)
-		return go_ordered(w, "an event of the goroutine an M runs, where the M's events do not "
+		return FAIL(w, "an event of the goroutine an M runs, where the M's events do not "
 				     "say which (only Go's order can tell)");
 	return 0;
 }
@@ -440,7 +449,7 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 		int64_t g = (int64_t)a[0];
 		uint64_t status = a[2];
 		if (status < GTR_V2_GO_RUNNABLE || status > GTR_V2_GO_WAITING)
-			return go_ordered(w, "a goroutine status Go's reader refuses");
+			return FAIL(w, "a goroutine status Go's reader refuses");
 		uint8_t to = gstate_of_status[status];
 		uint64_t stack = type == GTR_V2_EV_GO_STATUS_STACK ? a[3] : 0;
 		if (f->gen == 0 &&
@@ -448,7 +457,7 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 			return rc;
 		if (status == GTR_V2_GO_RUNNING || (status == GTR_V2_GO_SYSCALL && a[1] == mid)) {
 			if (m->known && m->g != g && m->g != -1 && m->running)
-				return go_ordered(w, "an M that runs two goroutines at once");
+				return FAIL(w, "an M that runs two goroutines at once");
 			m->g = g;
 			m->known = 1;
 			m->seq = 0;
@@ -508,7 +517,7 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 			return 1;
 		int64_t ng = (int64_t)a[0], cur = m->g;
 		if (ng == cur)
-			return go_ordered(w, "a goroutine that switches to itself");
+			return FAIL(w, "a goroutine that switches to itself");
 		w->events += 2;
 		if ((rc = trans(w, ng, GTR_GS_WAITING, GTR_GS_RUNNABLE, t, 0, a[1], 0)) != 0 ||
 		    (rc = slice_end(w, m, t + 1)) != 0 ||
@@ -578,8 +587,8 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 		if (!p)
 			return GTR_E_NOMEM;
 		int begin = type == GTR_V2_EV_GC_MARK_ASSIST_BEGIN;
-		p->sum[SUM_ASSIST] += begin ? -t : t;
-		p->assist += begin ? 1 : -1;
+		p->a.sum[SUM_ASSIST] += begin ? -t : t;
+		p->a.assist += begin ? 1 : -1;
 		break;
 	}
 	case GTR_V2_EV_GC_MARK_ASSIST_ACTIVE:
@@ -589,8 +598,8 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 			gpart *p = part(w, (int64_t)a[0]);
 			if (!p)
 				return GTR_E_NOMEM;
-			p->sum[SUM_ASSIST] -= f->sync0;
-			p->assist++;
+			/* (since 0: times count from the first Sync) */
+			p->a.assist++;
 		}
 		break;
 	default:
@@ -619,7 +628,7 @@ static int walk_m(worker *w, size_t i)
 		if (gtr_grow(&w->vals, &w->capvals, n + GTR_MAX_ARGS + 1, sizeof *w->vals) < 0)
 			return GTR_E_NOMEM;
 		if (n && kn->uvarint_decode_n(p, end, w->vals, n) != (ptrdiff_t)bt->len)
-			return go_ordered(w, "an event that does not decode (the ordered path says where)");
+			return FAIL(w, "an event that does not decode (the ordered path says where)");
 		memset(w->vals + n, 0, (GTR_MAX_ARGS + 1) * sizeof *w->vals);
 		/* Go's batch cursor: times accumulate from the scaled base,
 		 * and a zero running time re-reads the base. */
@@ -629,7 +638,7 @@ static int walk_m(worker *w, size_t i)
 			const gtr_v2_layout *l = type < GTR_V2_NUM_EVENTS ? &ix->lay[type] : NULL;
 			if (!l || !l->valid || !(l->flags & GTR_V2_TIMED) || (l->flags & GTR_V2_DATA) ||
 			    n - v < 1 + (size_t)l->wire_args)
-				return go_ordered(w, "an event that does not decode (the ordered path "
+				return FAIL(w, "an event that does not decode (the ordered path "
 						     "says where)");
 			const uint64_t *a = w->vals + v + 1;
 			v += 1 + l->wire_args;
@@ -660,13 +669,28 @@ static void *work(void *arg)
 		size_t i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed);
 		if (i >= n || w->rc)
 			break;
-		int rc = walk_m(w, i);
-		if (rc < 0)
-			w->rc = rc;
-		else if (rc > 0)
-			go_ordered(w, "?");
+		w->rc = walk_m(w, i);
 	}
 	return NULL;
+}
+
+/* Runs fn on each of n items (stride bytes apart): the first on the
+ * calling thread, each other on a thread of its own, or on the calling
+ * thread too when one cannot start. n is at most 64 (gtr_stats_fast). */
+static void on_threads(void *(*fn)(void *), void *items, size_t stride, unsigned n)
+{
+	pthread_t th[64];
+	int started[64] = {0};
+	unsigned char *it = items;
+	for (unsigned i = 1; i < n; i++)
+		started[i] = pthread_create(&th[i], NULL, fn, it + i * stride) == 0;
+	fn(it);
+	for (unsigned i = 1; i < n; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		else
+			fn(it + i * stride);
+	}
 }
 
 /* A shard of the goroutines alive (by id, modulo the workers), merged by
@@ -674,8 +698,6 @@ static void *work(void *arg)
 struct shard {
 	fast *f;
 	unsigned q;
-	pthread_t th;
-	int started;
 	gtr_idpool live;
 	gtr_idmap *wmap;            /* (seq, g) -> block + 1, for this generation's join */
 	retired *out;               /* rows made final, for the calling thread */
@@ -717,29 +739,21 @@ static int retire(shard *h, glive *l, int64_t end)
 		return GTR_E_NOMEM;
 	retired *r = &h->out[h->nout++];
 	r->row = l->row;
-	if (l->assist > 0)
-		l->sum[SUM_ASSIST] += end;
-	r->row.t.exec = nonneg(l->sum[S_RUNNING]);
-	r->row.t.sched_wait = nonneg(l->sum[S_RUNNABLE]);
-	r->row.t.syscall = nonneg(l->sum[S_SYSCALL]);
-	r->row.t.gc_assist = nonneg(l->sum[SUM_ASSIST]);
+	if (l->a.assist > 0)
+		l->a.sum[SUM_ASSIST] += end;
+	r->row.t.exec = nonneg(l->a.sum[S_RUNNING]);
+	r->row.t.sched_wait = nonneg(l->a.sum[S_RUNNABLE]);
+	r->row.t.syscall = nonneg(l->a.sum[S_SYSCALL]);
+	r->row.t.gc_assist = nonneg(l->a.sum[SUM_ASSIST]);
 	for (int b = 0; b < GTR_BLOCK_N; b++)
-		r->row.t.block[b] = nonneg(l->wsum[b]);
-	r->name_gen = l->name_gen;
-	r->name_stack = l->name_kind ? l->name_stack : 0;
-	r->name_create = l->name_kind == 2;
+		r->row.t.block[b] = nonneg(l->a.wsum[b]);
+	r->name_gen = l->a.name_gen;
+	r->name_stack = l->a.name_kind ? l->a.name_stack : 0;
+	r->name_create = l->a.name_kind == 2;
 	l->row.slices = (gtr_hist){0}; /* taken */
 	gtr_idpool_drop(&h->live, (uint64_t)l->row.id);
 	return 0;
 }
-
-static int fail_ordered(char *why, size_t cap, const char *what)
-{
-	if (!why[0])
-		snprintf(why, cap, "%s", what);
-	return 1;
-}
-#define FAIL(h, what) fail_ordered((h)->why, sizeof (h)->why, what)
 
 static int cmp_steal(const void *a, const void *b)
 {
@@ -791,34 +805,15 @@ static int merge_shard(shard *h)
 			glive *l = live_get(h, p->g);
 			if (!l)
 				return GTR_E_NOMEM;
-			for (int s = 0; s < SUM_N; s++)
-				l->sum[s] += p->sum[s];
-			for (int b = 0; b < GTR_BLOCK_N; b++)
-				l->wsum[b] += p->wsum[b];
-			for (int s = 0; s < S_N; s++)
-				l->net[s] += p->net[s];
-			l->assist += p->assist;
 			for (unsigned k = 0; k < p->nsl; k++)
 				if (gtr_hist_add(&l->row.slices, p->sl[k]) < 0)
 					return GTR_E_NOMEM;
-			if (p->dead && !l->dead) {
+			if (p->a.dead && !l->a.dead) {
 				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
 					return GTR_E_NOMEM;
 				h->dead[h->ndead++] = p->g;
 			}
-			if (p->dead && (!l->dead || p->dead_t < l->dead_t)) {
-				l->dead = 1;
-				l->dead_t = p->dead_t;
-			}
-			if (p->name_kind == 2 ||
-			    (p->name_kind == 1 && l->name_kind < 2 &&
-			     (!l->name_kind || p->name_gen < l->name_gen ||
-			      (p->name_gen == l->name_gen && p->name_t < l->name_t)))) {
-				l->name_kind = p->name_kind;
-				l->name_gen = p->name_gen;
-				l->name_t = p->name_t;
-				l->name_stack = p->name_stack;
-			}
+			gacc_add(&l->a, &p->a);
 		}
 	}
 	/* Syscall ends that Go's reader puts after their P's steal. Each is
@@ -873,8 +868,8 @@ static int merge_shard(shard *h)
 			glive *l = gtr_idpool_find(&h->live, (uint64_t)e->g);
 			if (!l)
 				return FAIL(h, "a syscall end of a goroutine never seen");
-			l->sum[S_SYSCALL] += at - e->t;
-			l->sum[S_RUNNABLE] -= at - e->t;
+			l->a.sum[S_SYSCALL] += at - e->t;
+			l->a.sum[S_RUNNABLE] -= at - e->t;
 			/* Its next start then waits too: it must come later. */
 			if (gtr_idmap_put(h->wmap, e->gseq, (uint64_t)e->g, (uint64_t)at) < 0)
 				return GTR_E_NOMEM;
@@ -927,7 +922,7 @@ static int merge_shard(shard *h)
 			} else {
 				return FAIL(h, "an unblock that no wait matches");
 			}
-			l->wsum[block] += e->t;
+			l->a.wsum[block] += e->t;
 		}
 	}
 	/* Waits still open go on into the next generation. */
@@ -967,9 +962,9 @@ static int merge_shard(shard *h)
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine that exited while waiting");
 		for (int k = 0; k < S_N; k++)
-			if (l->net[k] != 0)
+			if (l->a.net[k] != 0)
 				return FAIL(h, "a goroutine that exited in no single state");
-		if (retire(h, l, l->dead_t) < 0)
+		if (retire(h, l, l->a.dead_t) < 0)
 			return GTR_E_NOMEM;
 	}
 	h->ndead = 0;
@@ -998,9 +993,9 @@ static int finish_shard(shard *h)
 			continue;
 		int open = -1;
 		for (int k = 0; k < S_N; k++) {
-			if (l->net[k] == 1 && open < 0)
+			if (l->a.net[k] == 1 && open < 0)
 				open = k;
-			else if (l->net[k] != 0)
+			else if (l->a.net[k] != 0)
 				return FAIL(h, "a goroutine alive at the end in no single state");
 		}
 		if (open < 0)
@@ -1008,9 +1003,9 @@ static int finish_shard(shard *h)
 		if (open == S_WAITING) {
 			if (l->wait < 0)
 				return FAIL(h, "a goroutine waiting at the end for no reason");
-			l->wsum[l->wait] += end;
+			l->a.wsum[l->wait] += end;
 		} else {
-			l->sum[open] += end;
+			l->a.sum[open] += end;
 		}
 		if (retire(h, l, end) < 0)
 			return GTR_E_NOMEM;
@@ -1032,23 +1027,15 @@ static int run_shards(fast *f, int64_t end)
 {
 	for (unsigned q = 0; q < f->jobs; q++)
 		f->sh[q].end = end;
-	for (unsigned q = 1; q < f->jobs; q++)
-		f->sh[q].started = pthread_create(&f->sh[q].th, NULL, shard_work, &f->sh[q]) == 0;
-	shard_work(&f->sh[0]);
+	on_threads(shard_work, f->sh, sizeof *f->sh, f->jobs);
 	int rc = 0;
 	for (unsigned q = 0; q < f->jobs; q++) {
 		shard *h = &f->sh[q];
-		if (q && h->started) {
-			pthread_join(h->th, NULL);
-			h->started = 0;
-		} else if (q) {
-			shard_work(h);
-		}
 		if (h->rc < 0 && rc >= 0)
 			rc = h->rc;
 		else if (h->rc > 0 && !rc) {
 			rc = 1;
-			fail_ordered(f->why, sizeof f->why, h->why);
+			why_ordered(f->why, sizeof f->why, h->why);
 		}
 		for (size_t i = 0; i < h->nout; i++) {
 			retired *r = &h->out[i];
@@ -1088,19 +1075,16 @@ static void count_samples(fast *f, size_t gi)
 		const gtr_v2_batch *b = &ix->batches[bi];
 		if (b->kind != GTR_V2_B_CPU)
 			continue;
-		const uint8_t *p = d + b->data + 1, *end = d + b->data + b->len;
+		uint64_t p = b->data + 1, end = b->data + b->len, v[5];
 		while (p < end) {
-			uint64_t v[5];
-			p++;
-			for (int i = 0; i < 5; i++)
-				if (gtr_uvarint_next(&p, end, &v[i]) != 0)
-					return; /* the index read it: cannot be */
+			f->events++;
+			if (gtr_v2_next_sample(d, &p, end, v) == 0)
+				continue;
 			int64_t t = gtr_v2_ns(g->ns_per_tick, v[0]) - f->base;
 			if (t <= f->sync)
 				t = f->sync + 1;
 			if (t > f->last)
 				f->last = t;
-			f->events++;
 		}
 	}
 }
@@ -1181,8 +1165,6 @@ static int begin_gen(fast *f, size_t gi)
 	if (gi == 0)
 		f->base = gtr_v2_ns(g->ns_per_tick, g->min_ts);
 	f->sync = sync_time(f, gi);
-	if (gi == 0)
-		f->sync0 = f->sync;
 	if (f->sync > f->last)
 		f->last = f->sync;
 	f->events++; /* the Sync */
@@ -1210,25 +1192,16 @@ static int run(fast *f, gtr_stats_fast_info *info)
 		int rc = begin_gen(f, gi);
 		if (rc < 0)
 			return rc;
-		int64_t t0 = now_ns();
-		for (unsigned j = 1; j < f->jobs; j++)
-			f->ws[j].started = pthread_create(&f->ws[j].th, NULL, work, &f->ws[j]) == 0;
-		work(&f->ws[0]);
-		for (unsigned j = 1; j < f->jobs; j++)
-			if (f->ws[j].started) {
-				pthread_join(f->ws[j].th, NULL);
-				f->ws[j].started = 0;
-			} else {
-				work(&f->ws[j]); /* no thread: the calling one does its share */
-			}
-		int64_t t1 = now_ns();
-		walk += (double)(t1 - t0) / 1e9;
+		double t0 = gtr_seconds();
+		on_threads(work, f->ws, sizeof *f->ws, f->jobs);
+		double t1 = gtr_seconds();
+		walk += t1 - t0;
 		for (unsigned j = 0; j < f->jobs; j++) {
 			worker *w = &f->ws[j];
 			if (w->rc < 0)
 				return w->rc;
 			if (w->rc > 0)
-				return fail_ordered(f->why, sizeof f->why, w->why);
+				return why_ordered(f->why, sizeof f->why, w->why);
 			f->events += w->events;
 			f->steals += w->steals;
 			f->dsys += w->dsys;
@@ -1237,13 +1210,13 @@ static int run(fast *f, gtr_stats_fast_info *info)
 				f->last = w->tmax;
 		}
 		if (f->dsys && f->steals)
-			return fail_ordered(f->why, sizeof f->why,
+			return why_ordered(f->why, sizeof f->why,
 					    "a goroutine that exits in a syscall, and a P stolen "
 					    "(whether first is Go's order's)");
 		count_samples(f, gi);
 		if ((rc = merge_steals(f)) != 0 || (rc = run_shards(f, -1)) != 0)
 			return rc;
-		mer += (double)(now_ns() - t1) / 1e9;
+		mer += gtr_seconds() - t1;
 	}
 	if (info) {
 		info->sec_walk = walk;

@@ -1274,3 +1274,17 @@ const gtr_format_ops gtr_v2_ops = {
 	.reader_free = gtr_v2_reader_free,
 	.specs = gtr_v2_specs,
 };
+
+int gtr_v2_next_sample(const uint8_t *d, uint64_t *p, uint64_t end, uint64_t v[5])
+{
+	uint64_t q = *p + 1; /* past the event's type */
+	int i = 0;
+	for (; i < 5 && q < end; i++) {
+		int k = gtr_uvarint_decode(d + q, d + end, &v[i]);
+		if (k <= 0)
+			break;
+		q += (uint64_t)k;
+	}
+	*p = i < 5 ? end : q;
+	return i;
+}

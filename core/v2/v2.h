@@ -245,6 +245,14 @@ void gtr_v2_cursor_init(gtr_v2_cursor *c, const gtr_trace *t, size_t batch, doub
  */
 int gtr_v2_cursor_next(gtr_v2_cursor *c, gtr_v2_raw *ev, gtr_error *err);
 
+/*
+ * The CPUSample event at d[*p] in a CPU-sample batch ending at `end`:
+ * decodes its 5 values (time, M, P, goroutine, stack) into v, moves *p
+ * past it (to `end` when it is cut short or a varint is bad) and returns
+ * how many it decoded.
+ */
+int gtr_v2_next_sample(const uint8_t *d, uint64_t *p, uint64_t end, uint64_t v[5]);
+
 /* Looks up a string or stack of generation `gen`; id 0 always exists. */
 int gtr_v2_has_string(const gtr_v2_index *ix, uint32_t gen, uint64_t id);
 int gtr_v2_has_stack(const gtr_v2_index *ix, uint32_t gen, uint64_t id);
