@@ -51,15 +51,6 @@ gtr_block gtr_block_of_reason(gtr_str r)
 
 /* --- the histogram --- */
 
-uint32_t gtr_hist_index(uint64_t v)
-{
-	if (v < GTR_HIST_SUB)
-		return (uint32_t)v;
-	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
-	uint64_t m = (v >> (e - 6)) - GTR_HIST_SUB;   /* 0..63 */
-	return (uint32_t)(GTR_HIST_SUB + (e - 6) * GTR_HIST_SUB + m);
-}
-
 uint64_t gtr_hist_lower(uint32_t idx)
 {
 	if (idx < GTR_HIST_SUB)
@@ -73,18 +64,21 @@ static uint64_t hist_width(uint32_t idx)
 	return idx < GTR_HIST_SUB ? 1 : (uint64_t)1 << ((idx - GTR_HIST_SUB) / GTR_HIST_SUB);
 }
 
-/* Position of bin idx in h, or where it would be inserted. */
+/* Position of bin idx in h, or where it would be inserted: a binary
+ * search whose step is a select, not a branch (the bins a goroutine's
+ * slices fall in are not predictable). */
 static uint32_t hist_find(const gtr_hist *h, uint32_t idx)
 {
-	uint32_t lo = 0, hi = h->nbins;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (h->bins[mid].idx < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (h->nbins == 0)
+		return 0;
+	const gtr_hist_bin *b = h->bins;
+	uint32_t n = h->nbins;
+	while (n > 1) {
+		uint32_t half = n / 2;
+		b += (size_t)(b[half - 1].idx < idx) * half;
+		n -= half;
 	}
-	return lo;
+	return (uint32_t)(b - h->bins) + (b->idx < idx);
 }
 
 static int hist_add_n(gtr_hist *h, uint32_t idx, uint64_t n)
@@ -161,6 +155,34 @@ uint64_t gtr_hist_percentile(const gtr_hist *h, double q)
 		}
 	}
 	return h->max;
+}
+
+int gtr_hist_take_dense(gtr_hist *dst, gtr_hist_dense *src)
+{
+	if (src->count == 0)
+		return 0;
+	gtr_hist add = {0};
+	for (uint32_t i = src->lo; i <= src->hi; i++)
+		if (src->counts[i] && hist_add_n(&add, i, src->counts[i]) < 0) {
+			gtr_hist_free(&add);
+			return GTR_E_NOMEM;
+		}
+	add.count = src->count;
+	add.min = src->min;
+	add.max = src->max;
+	int rc = gtr_hist_merge(dst, &add);
+	gtr_hist_free(&add);
+	if (rc < 0)
+		return rc;
+	memset(&src->counts[src->lo], 0, (src->hi - src->lo + 1) * sizeof *src->counts);
+	src->count = 0;
+	return 0;
+}
+
+void gtr_hist_reset(gtr_hist *h)
+{
+	h->nbins = 0;
+	h->count = h->min = h->max = 0;
 }
 
 void gtr_hist_free(gtr_hist *h)

@@ -90,11 +90,51 @@ int gtr_hist_merge(gtr_hist *dst, const gtr_hist *src);
 /* Nearest-rank percentile q (0..100); 0 for an empty histogram. */
 uint64_t gtr_hist_percentile(const gtr_hist *h, double q);
 
-/* The bin of v, and the smallest value of a bin (for tests). */
-uint32_t gtr_hist_index(uint64_t v);
+/* The bin of v. */
+static inline uint32_t gtr_hist_index(uint64_t v)
+{
+	if (v < GTR_HIST_SUB)
+		return (uint32_t)v;
+	unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 6 */
+	uint64_t m = (v >> (e - 6)) - GTR_HIST_SUB;   /* 0..63 */
+	return (uint32_t)(GTR_HIST_SUB + (e - 6) * GTR_HIST_SUB + m);
+}
+
+/* The smallest value of a bin (for tests). */
 uint64_t gtr_hist_lower(uint32_t idx);
 
 void gtr_hist_free(gtr_hist *h);
+
+/* Empties h, keeping its room for bins. */
+void gtr_hist_reset(gtr_hist *h);
+
+/* The same histogram with a count for every bin (30 KB): adding a value
+ * is an increment, for the few rows that take most values. */
+typedef struct gtr_hist_dense {
+	uint64_t counts[GTR_HIST_BINS];
+	uint32_t lo, hi;             /* the bins used are within [lo, hi] */
+	uint64_t count, min, max;
+} gtr_hist_dense;
+
+static inline void gtr_hist_dense_add(gtr_hist_dense *d, uint64_t v)
+{
+	uint32_t idx = gtr_hist_index(v);
+	d->counts[idx]++;
+	if (d->count == 0) {
+		d->lo = d->hi = idx;
+		d->min = d->max = v;
+	} else {
+		d->lo = idx < d->lo ? idx : d->lo;
+		d->hi = idx > d->hi ? idx : d->hi;
+		d->min = v < d->min ? v : d->min;
+		d->max = v > d->max ? v : d->max;
+	}
+	d->count++;
+}
+
+/* Adds every value of src to dst, then empties src. 0 or GTR_E_NOMEM
+ * (src is then unchanged). */
+int gtr_hist_take_dense(gtr_hist *dst, gtr_hist_dense *src);
 
 /* Times in ns. Every field but gc_assist is disjoint from the others. */
 typedef struct gtr_times {

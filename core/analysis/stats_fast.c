@@ -43,6 +43,7 @@
  */
 #include "core/analysis/stats.h"
 #include "core/base/idmap.h"
+#include "core/base/sort.h"
 #include "core/base/vec.h"
 #include "core/v2/v2.h"
 #include "io/meter.h"
@@ -60,6 +61,10 @@ enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists 
 
 #define HINTS 4096
 #define PART_SLICES 3
+/* A share that had DENSE_AFTER slices counts the next ones in a dense
+ * histogram, DENSE_MAX of them per worker and generation. */
+#define DENSE_AFTER 64
+#define DENSE_MAX 32
 
 /* What is kept of a goroutine: a worker's share of it in a generation,
  * and (added up) the goroutine alive in the merges. */
@@ -112,25 +117,42 @@ static void gacc_add(gacc *dst, const gacc *src)
 typedef struct gpart {
 	int64_t g;
 	gacc a;
-	/* its first slices here, added when the share is merged (saves a
-	 * look-up of the goroutine per slice); more go to worker.sl */
+	uint8_t q;      /* its shard */
+	/* its first slices here, the others in a histogram of the worker's
+	 * (1 + index in worker.hists, 0 none), past DENSE_AFTER in a dense
+	 * one, added when the share is merged */
 	uint8_t nsl;
+	uint8_t dense;  /* 1 + index in worker.dense: its slices, once many */
+	uint32_t hist;
+	uint32_t slot;  /* the merge's: its goroutine's slot among those alive */
 	uint64_t sl[PART_SLICES];
 } gpart;
 
-/* A wait's start: goroutine, its number in the generation, reason group. */
-typedef struct wstart {
-	int64_t g;
-	uint64_t seq;
+/*
+ * What a worker found in a generation that its merge joins, for the
+ * goroutine of share `part`: a wait's start (its number seq, reason
+ * group block), an unblock or a start (number, time), a slice (length
+ * in t).
+ */
+typedef struct rec {
+	uint32_t part;
 	uint8_t block;
-} wstart;
-
-/* An unblock: goroutine, number, time. */
-typedef struct wend {
-	int64_t g;
 	uint64_t seq;
 	int64_t t;
-} wend;
+} rec;
+
+typedef struct recs {
+	rec *v;
+	size_t n, cap;
+} recs;
+
+/* A worker's records of one generation for the goroutines of one shard,
+ * so that a shard's merge reads only its own. */
+typedef struct bucket {
+	recs ws, we, gs;     /* wait starts, unblocks, GoStarts */
+	uint32_t *parts;     /* the shares, by index */
+	size_t nparts, capparts;
+} bucket;
 
 /* A ProcSteal of P p from M m at time t; prev: the one before of the
  * same P and M (1 + index, 0 none), once merged. */
@@ -153,11 +175,6 @@ typedef struct lateend {
 	int64_t next;  /* the M's next event, INT64_MAX none */
 } lateend;
 
-typedef struct slen {
-	int64_t g;
-	uint64_t len;
-} slen;
-
 /* What an M holds, kept across generations. */
 typedef struct mst {
 	int64_t g, p;      /* -1: none */
@@ -176,14 +193,11 @@ typedef struct worker {
 	gtr_idmap *gidx;            /* goroutine -> index in parts (this generation) */
 	gpart *parts;
 	size_t nparts, capparts;
-	wstart *ws;
-	size_t nws, capws;
-	wend *we;
-	size_t nwe, capwe;
-	slen *sl;
-	size_t nsl, capsl;
-	wend *gs;                   /* the generation's GoStarts: goroutine, number, time */
-	size_t ngs, capgs;
+	bucket *bk;                 /* per shard */
+	gtr_hist *hists;            /* the slices of shares that had many (kept: their bins are reused) */
+	size_t nhists, madehists, caphists;
+	gtr_hist_dense *dense[DENSE_MAX]; /* made when first needed, kept */
+	unsigned ndense;
 	steal *pst;                 /* its ProcStarts: P, M, time */
 	size_t npst, cappst;
 	steal *st;
@@ -256,6 +270,22 @@ static int why_ordered(char *why, size_t cap, const char *what)
 }
 #define FAIL(x, what) why_ordered((x)->why, sizeof (x)->why, what)
 
+/* The shard of goroutine g: ids spread by a multiplicative hash, then
+ * scaled to the shards (no division per record). */
+static unsigned shard_of(const fast *f, int64_t g)
+{
+	uint32_t h = (uint32_t)(((uint64_t)g * UINT64_C(0x9e3779b97f4a7c15)) >> 32);
+	return (unsigned)(((uint64_t)h * f->jobs) >> 32);
+}
+
+static int push(recs *r, uint32_t part, uint8_t block, uint64_t seq, int64_t t)
+{
+	if (gtr_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v) < 0)
+		return GTR_E_NOMEM;
+	r->v[r->n++] = (rec){part, block, seq, t};
+	return 0;
+}
+
 /* The worker's share of goroutine g in this generation. */
 static gpart *part(worker *w, int64_t g)
 {
@@ -270,13 +300,18 @@ static gpart *part(worker *w, int64_t g)
 		*hint = (uint32_t)i + 1;
 		return &w->parts[i];
 	}
+	unsigned q = shard_of(w->f, g);
+	bucket *b = &w->bk[q];
 	if (w->nparts >= UINT32_MAX - 1 ||
 	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
+	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0 ||
 	    gtr_idmap_put(w->gidx, 0, (uint64_t)g, w->nparts) < 0)
 		return NULL;
+	b->parts[b->nparts++] = (uint32_t)w->nparts;
 	gpart *p = &w->parts[w->nparts++];
 	memset(p, 0, sizeof *p);
 	p->g = g;
+	p->q = (uint8_t)q;
 	*hint = (uint32_t)w->nparts;
 	return p;
 }
@@ -308,14 +343,6 @@ static int block_of(worker *w, uint64_t id)
 	return b;
 }
 
-static int push_ws(worker *w, int64_t g, uint64_t seq, int block)
-{
-	if (gtr_grow(&w->ws, &w->capws, w->nws + 1, sizeof *w->ws) < 0)
-		return GTR_E_NOMEM;
-	w->ws[w->nws++] = (wstart){g, seq, (uint8_t)block};
-	return 0;
-}
-
 /*
  * Goroutine g goes from one state to another at time t. `block`: the
  * reason group when it enters Waiting (0xff: forever); `seq`: its number
@@ -328,6 +355,8 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 	gpart *p = part(w, g);
 	if (!p)
 		return GTR_E_NOMEM;
+	bucket *b = &w->bk[p->q];
+	uint32_t pi = (uint32_t)(p - w->parts);
 	if (stack)
 		name_offer(&p->a, from == GTR_GS_NOTEXIST ? 2 : 1, (uint32_t)f->gen, t, stack);
 	int sf = state_of(from), st = state_of(to);
@@ -336,9 +365,8 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 		t = 0;
 	} else if (sf >= 0) {
 		if (sf == S_WAITING) {
-			if (gtr_grow(&w->we, &w->capwe, w->nwe + 1, sizeof *w->we) < 0)
+			if (push(&b->we, pi, 0, seq, t) < 0)
 				return GTR_E_NOMEM;
-			w->we[w->nwe++] = (wend){g, seq, t};
 		} else {
 			p->a.sum[sf] += t;
 		}
@@ -354,7 +382,7 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 	p->a.net[st]++;
 	if (st == S_WAITING) {
 		p->a.wsum[block] -= t;
-		return push_ws(w, g, from == GTR_GS_UNDETERMINED ? 0 : seq, block);
+		return push(&b->ws, pi, (uint8_t)block, from == GTR_GS_UNDETERMINED ? 0 : seq, 0);
 	}
 	p->a.sum[st] -= t;
 	return 0;
@@ -373,10 +401,29 @@ static int slice_end(worker *w, mst *m, int64_t t)
 		p->sl[p->nsl++] = len;
 		return 0;
 	}
-	if (gtr_grow(&w->sl, &w->capsl, w->nsl + 1, sizeof *w->sl) < 0)
-		return GTR_E_NOMEM;
-	w->sl[w->nsl++] = (slen){m->g, len};
-	return 0;
+	if (p->dense) {
+		gtr_hist_dense_add(w->dense[p->dense - 1], len);
+		return 0;
+	}
+	if (!p->hist) {
+		if (w->nhists >= UINT32_MAX - 1 ||
+		    gtr_grow(&w->hists, &w->caphists, w->nhists + 1, sizeof *w->hists) < 0)
+			return GTR_E_NOMEM;
+		if (w->nhists == w->madehists) /* a fresh one */
+			w->hists[w->madehists++] = (gtr_hist){0};
+		gtr_hist_reset(&w->hists[w->nhists]);
+		p->hist = (uint32_t)++w->nhists;
+	}
+	gtr_hist *h = &w->hists[p->hist - 1];
+	if (h->count >= DENSE_AFTER && w->ndense < DENSE_MAX) {
+		gtr_hist_dense **d = &w->dense[w->ndense];
+		if (!*d && !(*d = calloc(1, sizeof **d)))
+			return GTR_E_NOMEM;
+		p->dense = (uint8_t)++w->ndense;
+		gtr_hist_dense_add(*d, len);
+		return 0;
+	}
+	return gtr_hist_add(h, len);
 }
 
 static void slice_start(mst *m, int64_t t)
@@ -478,17 +525,18 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 		m->known = 1;
 		m->seq = 0;
 		break;
-	case GTR_V2_EV_GO_START:
+	case GTR_V2_EV_GO_START: {
 		if ((rc = trans(w, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING, t, 0, a[1], 0)) != 0)
 			return rc;
-		if (gtr_grow(&w->gs, &w->capgs, w->ngs + 1, sizeof *w->gs) < 0)
+		gpart *p = part(w, (int64_t)a[0]); /* the hint's: no look-up */
+		if (!p || push(&w->bk[p->q].gs, (uint32_t)(p - w->parts), 0, a[1], t) < 0)
 			return GTR_E_NOMEM;
-		w->gs[w->ngs++] = (wend){(int64_t)a[0], a[1], t};
 		m->g = (int64_t)a[0];
 		m->known = 1;
 		m->seq = a[1];
 		slice_start(m, t);
 		break;
+	}
 	case GTR_V2_EV_GO_DESTROY:
 	case GTR_V2_EV_GO_STOP:
 	case GTR_V2_EV_GO_BLOCK: {
@@ -699,20 +747,19 @@ struct shard {
 	fast *f;
 	unsigned q;
 	gtr_idpool live;
-	gtr_idmap *wmap;            /* (seq, g) -> block + 1, for this generation's join */
+	gtr_idmap *lmap;            /* (seq, g) -> time: a start that must come after a steal */
+	uint64_t *wk, *uk;          /* the join's keys: waits begun, unblocks */
+	int64_t *ut;                /* the unblocks' times */
+	uint32_t *uo;               /* the unblocks in key order */
+	size_t capwk, capuk, caput, capuo;
 	retired *out;               /* rows made final, for the calling thread */
 	size_t nout, capout;
-	int64_t *dead;              /* goroutines that exited in this generation */
+	size_t *dead;               /* slots of goroutines that exited in this generation */
 	size_t ndead, capdead;
 	int64_t end;                /* finish: the trace's end; else -1 */
 	int rc;                     /* 0, GTR_E_NOMEM, or 1: go ordered (why set) */
 	char why[160];
 };
-
-static int mine(const shard *h, int64_t g)
-{
-	return (uint64_t)g % h->f->jobs == h->q;
-}
 
 static glive *live_get(shard *h, int64_t g)
 {
@@ -789,47 +836,27 @@ static int merge_steals(fast *f)
 	return 0;
 }
 
-/* After a generation, for the goroutines of shard h: the workers'
- * shares into those alive, the waits joined, the slices counted, those
- * that exited retired. 0, GTR_E_NOMEM, or 1 (go ordered). */
-static int merge_shard(shard *h)
+/* Syscall ends of shard h's goroutines that Go's reader puts after
+ * their P's steal (rare: a map and a check against each ProcStart of
+ * the generation, bounded). 0, GTR_E_NOMEM, or 1 (go ordered). */
+static int late_ends(shard *h)
 {
 	fast *f = h->f;
 	size_t pushed = 0;
-	for (unsigned j = 0; j < f->jobs; j++) {
-		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->nparts; i++) {
-			const gpart *p = &w->parts[i];
-			if (!mine(h, p->g))
-				continue;
-			glive *l = live_get(h, p->g);
-			if (!l)
-				return GTR_E_NOMEM;
-			for (unsigned k = 0; k < p->nsl; k++)
-				if (gtr_hist_add(&l->row.slices, p->sl[k]) < 0)
-					return GTR_E_NOMEM;
-			if (p->a.dead && !l->a.dead) {
-				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
-					return GTR_E_NOMEM;
-				h->dead[h->ndead++] = p->g;
-			}
-			gacc_add(&l->a, &p->a);
-		}
-	}
-	/* Syscall ends that Go's reader puts after their P's steal. Each is
-	 * checked against the generation's ProcStarts: not too many pairs. */
 	uint64_t nle = 0, npst = 0;
 	for (unsigned j = 0; j < f->jobs; j++) {
 		nle += f->ws[j].nle;
 		npst += f->ws[j].npst;
 	}
-	if (nle && npst > UINT64_C(50000000) / nle)
+	if (!nle)
+		return 0;
+	if (npst > UINT64_C(50000000) / nle)
 		return FAIL(h, "too many syscall ends that wait for a steal in one generation");
 	for (unsigned j = 0; j < f->jobs; j++) {
 		const worker *w = &f->ws[j];
 		for (size_t i = 0; i < w->nle; i++) {
 			const lateend *e = &w->le[i];
-			if (!mine(h, e->g))
+			if (shard_of(f, e->g) != h->q)
 				continue;
 			/* The first steal of that P from that M after the syscall began. */
 			uint64_t v;
@@ -871,94 +898,158 @@ static int merge_shard(shard *h)
 			l->a.sum[S_SYSCALL] += at - e->t;
 			l->a.sum[S_RUNNABLE] -= at - e->t;
 			/* Its next start then waits too: it must come later. */
-			if (gtr_idmap_put(h->wmap, e->gseq, (uint64_t)e->g, (uint64_t)at) < 0)
+			if (gtr_idmap_put(h->lmap, e->gseq, (uint64_t)e->g, (uint64_t)at) < 0)
 				return GTR_E_NOMEM;
 			pushed++;
 		}
 	}
-	for (unsigned j = 0; pushed && j < f->jobs; j++) {
+	if (!pushed)
+		return 0;
+	for (unsigned j = 0; j < f->jobs; j++) {
 		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->ngs; i++) {
+		const recs *gs = &w->bk[h->q].gs;
+		for (size_t i = 0; i < gs->n; i++) {
+			const rec *r = &gs->v[i];
 			uint64_t at;
-			if (mine(h, w->gs[i].g) &&
-			    gtr_idmap_get(h->wmap, w->gs[i].seq, (uint64_t)w->gs[i].g, &at) &&
-			    w->gs[i].t <= (int64_t)at)
+			if (gtr_idmap_get(h->lmap, r->seq, (uint64_t)w->parts[r->part].g, &at) &&
+			    r->t <= (int64_t)at)
 				return FAIL(h, "a goroutine started before the steal Go's reader waits "
 					       "for (only Go's order can tell)");
 		}
 	}
-	if (pushed) {
-		gtr_idmap_free(h->wmap);
-		if (!(h->wmap = gtr_idmap_create()))
-			return GTR_E_NOMEM;
+	gtr_idmap_free(h->lmap);
+	return (h->lmap = gtr_idmap_create()) ? 0 : GTR_E_NOMEM;
+}
+
+/*
+ * Joins the waits begun in this generation by shard h's goroutines to
+ * the unblocks that end them: the wait after the start numbered s (0:
+ * after the generation's status) ends with the unblock numbered s + 1;
+ * a wait from an earlier generation, with the first. Both lists are
+ * sorted by (goroutine slot, number) and walked together, so that the
+ * goroutines are visited in slot order, not looked up. A wait's key:
+ * slot << 37 | number << 4 | block << 1 | joined; an unblock's: (slot <<
+ * 33 | number) - 1, so that the two compare as key >> 4 and key (an
+ * unblock numbered 0 gets the key of the number 2^33 - 1, which no wait
+ * has).
+ * 0, GTR_E_NOMEM, or 1 (go ordered).
+ */
+#define JOIN_SLOT_BITS 27
+#define JOIN_SEQ_BITS 33
+static int join_waits(shard *h)
+{
+	fast *f = h->f;
+	size_t nw = 0, nu = 0;
+	for (unsigned j = 0; j < f->jobs; j++) {
+		nw += f->ws[j].bk[h->q].ws.n;
+		nu += f->ws[j].bk[h->q].we.n;
 	}
-	/* The waits begun in this generation, by goroutine and number. */
+	if (nu > UINT32_MAX || gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
+	    gtr_grow(&h->uk, &h->capuk, nu + 1, sizeof *h->uk) < 0 ||
+	    gtr_grow(&h->ut, &h->caput, nu + 1, sizeof *h->ut) < 0 ||
+	    gtr_grow(&h->uo, &h->capuo, nu + 1, sizeof *h->uo) < 0)
+		return GTR_E_NOMEM;
+	const uint64_t seq_max = (UINT64_C(1) << JOIN_SEQ_BITS) - 1;
+	size_t iw = 0, iu = 0;
 	for (unsigned j = 0; j < f->jobs; j++) {
 		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->nws; i++) {
-			const wstart *s = &w->ws[i];
-			if (mine(h, s->g) &&
-			    gtr_idmap_put(h->wmap, s->seq, (uint64_t)s->g, (uint64_t)s->block + 1) != 0)
-				return FAIL(h, "two waits of a goroutine with one number");
+		const recs *ws = &w->bk[h->q].ws, *we = &w->bk[h->q].we;
+		for (size_t i = 0; i < ws->n; i++) {
+			const rec *r = &ws->v[i];
+			uint64_t slot = w->parts[r->part].slot;
+			if (slot >> JOIN_SLOT_BITS || r->seq >= seq_max)
+				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
+			h->wk[iw++] = slot << (JOIN_SEQ_BITS + 4) | r->seq << 4 | (uint64_t)r->block << 1;
+		}
+		for (size_t i = 0; i < we->n; i++) {
+			const rec *r = &we->v[i];
+			uint64_t slot = w->parts[r->part].slot;
+			if (slot >> JOIN_SLOT_BITS || r->seq > seq_max)
+				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
+			h->uk[iu] = (slot << JOIN_SEQ_BITS | r->seq) - 1;
+			h->ut[iu] = r->t;
+			h->uo[iu] = (uint32_t)iu;
+			iu++;
 		}
 	}
-	for (unsigned j = 0; j < f->jobs; j++) {
-		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->nwe; i++) {
-			const wend *e = &w->we[i];
-			if (!mine(h, e->g))
-				continue;
-			glive *l = gtr_idpool_find(&h->live, (uint64_t)e->g);
-			uint64_t v;
-			int block;
-			if (!l)
-				return FAIL(h, "an unblock of a goroutine never seen");
-			if (e->seq >= 1 && gtr_idmap_get(h->wmap, e->seq - 1, (uint64_t)e->g, &v)) {
-				block = (int)v - 1;
-				gtr_idmap_del(h->wmap, e->seq - 1, (uint64_t)e->g);
-			} else if (e->seq == 1 && l->wait >= 0) {
-				block = l->wait;
-				l->wait = -1;
-			} else {
-				return FAIL(h, "an unblock that no wait matches");
-			}
-			l->a.wsum[block] += e->t;
+	if (gtr_sort_u64(h->wk, nw) < 0 || gtr_sort_order(h->uk, nu, h->uo) < 0)
+		return GTR_E_NOMEM;
+	for (size_t i = 1; i < nw; i++)
+		if (h->wk[i] >> 4 == h->wk[i - 1] >> 4)
+			return FAIL(h, "two waits of a goroutine with one number");
+	size_t k = 0;
+	for (size_t i = 0; i < nu; i++) {
+		uint64_t key = h->uk[h->uo[i]];
+		uint64_t slot = (key + 1) >> JOIN_SEQ_BITS, seq = (key + 1) & seq_max;
+		while (k < nw && h->wk[k] >> 4 < key)
+			k++;
+		glive *l = gtr_idpool_at(&h->live, slot);
+		int block = -1;
+		if (seq >= 1 && k < nw && h->wk[k] >> 4 == key) {
+			block = (int)(h->wk[k] >> 1 & 7);
+			h->wk[k++] |= 1;
+		} else if (seq == 1 && l->wait >= 0) {
+			block = l->wait;
+			l->wait = -1;
+		} else {
+			return FAIL(h, "an unblock that no wait matches");
 		}
+		l->a.wsum[block] += h->ut[h->uo[i]];
 	}
 	/* Waits still open go on into the next generation. */
-	for (unsigned j = 0; j < f->jobs; j++) {
-		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->nws; i++) {
-			const wstart *s = &w->ws[i];
-			uint64_t v;
-			if (!mine(h, s->g) || !gtr_idmap_get(h->wmap, s->seq, (uint64_t)s->g, &v))
-				continue;
-			gtr_idmap_del(h->wmap, s->seq, (uint64_t)s->g);
-			glive *l = gtr_idpool_find(&h->live, (uint64_t)s->g);
-			if (!l || l->wait >= 0)
-				return FAIL(h, "a goroutine with two waits open");
-			l->wait = (int8_t)(v - 1);
-		}
+	for (size_t i = 0; i < nw; i++) {
+		if (h->wk[i] & 1)
+			continue;
+		glive *l = gtr_idpool_at(&h->live, h->wk[i] >> (JOIN_SEQ_BITS + 4));
+		if (l->wait >= 0)
+			return FAIL(h, "a goroutine with two waits open");
+		l->wait = (int8_t)(h->wk[i] >> 1 & 7);
 	}
+	return 0;
+}
+
+/* After a generation, for the goroutines of shard h: the workers'
+ * shares into those alive, the waits joined, the slices counted, those
+ * that exited retired. Each record names its worker's share, and the
+ * share the goroutine's slot: one look-up per share, none per record.
+ * 0, GTR_E_NOMEM, or 1 (go ordered). */
+static int merge_shard(shard *h)
+{
+	fast *f = h->f;
+	int rc;
 	for (unsigned j = 0; j < f->jobs; j++) {
-		const worker *w = &f->ws[j];
-		for (size_t i = 0; i < w->nsl; i++) {
-			if (!mine(h, w->sl[i].g))
-				continue;
-			glive *l = gtr_idpool_find(&h->live, (uint64_t)w->sl[i].g);
+		worker *w = &f->ws[j];
+		const bucket *b = &w->bk[h->q];
+		for (size_t i = 0; i < b->nparts; i++) {
+			gpart *p = &w->parts[b->parts[i]];
+			glive *l = live_get(h, p->g);
 			if (!l)
-				return FAIL(h, "a slice of a goroutine never seen");
-			if (gtr_hist_add(&l->row.slices, w->sl[i].len) < 0)
 				return GTR_E_NOMEM;
+			p->slot = (uint32_t)gtr_idpool_slot(&h->live, l);
+			for (unsigned k = 0; k < p->nsl; k++)
+				if (gtr_hist_add(&l->row.slices, p->sl[k]) < 0)
+					return GTR_E_NOMEM;
+			if (p->hist && gtr_hist_merge(&l->row.slices, &w->hists[p->hist - 1]) < 0)
+				return GTR_E_NOMEM;
+			if (p->dense && gtr_hist_take_dense(&l->row.slices, w->dense[p->dense - 1]) < 0)
+				return GTR_E_NOMEM;
+			if (p->a.dead && !l->a.dead) {
+				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
+					return GTR_E_NOMEM;
+				h->dead[h->ndead++] = p->slot;
+			}
+			gacc_add(&l->a, &p->a);
 		}
 	}
+	if ((rc = late_ends(h)) != 0)
+		return rc;
+	if ((rc = join_waits(h)) != 0)
+		return rc;
 	/* Goroutines that exited: their rows are final (ids are not reused).
 	 * One blocked forever would stay until the end; its clocks stopped
 	 * too, so it goes now as well. */
 	for (size_t i = 0; i < h->ndead; i++) {
-		glive *l = gtr_idpool_find(&h->live, (uint64_t)h->dead[i]);
-		if (!l)
-			continue;
+		glive *l = gtr_idpool_at(&h->live, h->dead[i]);
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine that exited while waiting");
 		for (int k = 0; k < S_N; k++)
@@ -979,7 +1070,7 @@ static int finish_shard(shard *h)
 	int64_t end = h->end;
 	for (size_t i = 0; i < f->nms; i++) {
 		const mst *m = &f->ms[i];
-		if (!m->running || !mine(h, m->g))
+		if (!m->running || shard_of(f, m->g) != h->q)
 			continue;
 		glive *l = gtr_idpool_find(&h->live, (uint64_t)m->g);
 		if (!l)
@@ -1049,7 +1140,11 @@ static int run_shards(fast *f, int64_t end)
 	}
 	for (unsigned j = 0; j < f->jobs; j++) {
 		worker *w = &f->ws[j];
-		w->nparts = w->nws = w->nwe = w->nsl = w->nle = w->ngs = w->npst = 0;
+		w->nparts = w->nle = w->npst = w->nhists = w->ndense = 0;
+		for (unsigned q = 0; q < f->jobs; q++) {
+			bucket *b = &w->bk[q];
+			b->ws.n = b->we.n = b->gs.n = b->nparts = 0;
+		}
 		gtr_idmap_free(w->gidx);
 		if (!(w->gidx = gtr_idmap_create()) && rc >= 0)
 			rc = GTR_E_NOMEM;
@@ -1125,10 +1220,18 @@ static void fast_free(fast *f)
 			gtr_idmap_free(w->gidx);
 			gtr_idmap_free(w->reasons);
 			free(w->parts);
-			free(w->ws);
-			free(w->we);
-			free(w->sl);
-			free(w->gs);
+			for (unsigned q = 0; w->bk && q < f->jobs; q++) {
+				free(w->bk[q].ws.v);
+				free(w->bk[q].we.v);
+				free(w->bk[q].gs.v);
+				free(w->bk[q].parts);
+			}
+			free(w->bk);
+			for (size_t i = 0; i < w->madehists; i++)
+				gtr_hist_free(&w->hists[i]);
+			free(w->hists);
+			for (unsigned i = 0; i < DENSE_MAX; i++)
+				free(w->dense[i]);
 			free(w->pst);
 			free(w->vals);
 			free(w->st);
@@ -1144,7 +1247,11 @@ static void fast_free(fast *f)
 					gtr_hist_free(&l->row.slices);
 			}
 			gtr_idpool_free(&h->live);
-			gtr_idmap_free(h->wmap);
+			gtr_idmap_free(h->lmap);
+			free(h->wk);
+			free(h->uk);
+			free(h->ut);
+			free(h->uo);
 			free(h->out);
 			free(h->dead);
 		}
@@ -1263,9 +1370,10 @@ int gtr_stats_fast(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs
 		f.ws[j].reasons = gtr_idmap_create();
 		f.sh[j].f = &f;
 		f.sh[j].q = j;
-		f.sh[j].wmap = gtr_idmap_create();
+		f.ws[j].bk = calloc(jobs, sizeof *f.ws[j].bk);
+		f.sh[j].lmap = gtr_idmap_create();
 		if (gtr_idpool_init(&f.sh[j].live, sizeof(glive)) < 0 || !f.ws[j].gidx ||
-		    !f.ws[j].reasons || !f.sh[j].wmap)
+		    !f.ws[j].reasons || !f.ws[j].bk || !f.sh[j].lmap)
 			rc = GTR_E_NOMEM;
 	}
 	if (rc == 0)

@@ -285,23 +285,59 @@ int gtr_idpool_init(gtr_idpool *p, size_t elem)
 {
 	memset(p, 0, sizeof *p);
 	p->elem = elem;
-	p->ids = gtr_idmap_create();
-	return p->ids ? 0 : GTR_E_NOMEM;
+	p->seed = gtr_hash_seed();
+	p->tcap = 64;
+	p->tab = calloc(p->tcap, sizeof *p->tab);
+	return p->tab ? 0 : GTR_E_NOMEM;
 }
 
 void gtr_idpool_free(gtr_idpool *p)
 {
-	gtr_idmap_free(p->ids);
+	free(p->tab);
 	free(p->items);
 	free(p->used);
 	free(p->freed);
 	memset(p, 0, sizeof *p);
 }
 
+static size_t pool_home(const gtr_idpool *p, uint64_t id)
+{
+	return (size_t)gtr_fmix64(id ^ p->seed) & (p->tcap - 1);
+}
+
+/* The entry of id, or the empty one where it would go. */
+static gtr_idpool_ent *pool_find(const gtr_idpool *p, uint64_t id)
+{
+	size_t mask = p->tcap - 1;
+	for (size_t i = pool_home(p, id);; i = (i + 1) & mask) {
+		gtr_idpool_ent *e = &p->tab[i];
+		if (!e->at1 || e->id == id)
+			return e;
+	}
+}
+
+static int pool_grow(gtr_idpool *p)
+{
+	if (p->tcap > SIZE_MAX / 2 / sizeof *p->tab)
+		return GTR_E_NOMEM;
+	gtr_idpool_ent *old = p->tab;
+	size_t ocap = p->tcap;
+	gtr_idpool_ent *nt = calloc(ocap * 2, sizeof *nt);
+	if (!nt)
+		return GTR_E_NOMEM;
+	p->tab = nt;
+	p->tcap = ocap * 2;
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].at1)
+			*pool_find(p, old[i].id) = old[i];
+	free(old);
+	return 0;
+}
+
 void *gtr_idpool_find(const gtr_idpool *p, uint64_t id)
 {
-	uint64_t at;
-	return gtr_idmap_get(p->ids, 0, id, &at) ? p->items + at * p->elem : NULL;
+	const gtr_idpool_ent *e = pool_find(p, id);
+	return e->at1 ? p->items + (e->at1 - 1) * p->elem : NULL;
 }
 
 void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
@@ -315,8 +351,13 @@ void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
 		   gtr_grow(&p->freed, &p->capfreed, p->n + 1, sizeof *p->freed) < 0) {
 		return NULL;
 	}
-	if (gtr_idmap_put(p->ids, 0, id, at) < 0)
+	if ((p->tcount + 1) * 4 > p->tcap * 3 && pool_grow(p) < 0)
 		return NULL;
+	gtr_idpool_ent *e = pool_find(p, id);
+	if (!e->at1)
+		p->tcount++;
+	e->id = id;
+	e->at1 = (uint64_t)at + 1;
 	if (at == p->n)
 		p->n++;
 	else
@@ -329,10 +370,21 @@ void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
 
 void gtr_idpool_drop(gtr_idpool *p, uint64_t id)
 {
-	uint64_t at;
-	if (!gtr_idmap_get(p->ids, 0, id, &at))
+	gtr_idpool_ent *e = pool_find(p, id);
+	if (!e->at1)
 		return;
-	gtr_idmap_del(p->ids, 0, id);
+	size_t at = (size_t)(e->at1 - 1);
+	/* Backward-shift deletion, as gtr_idmap_del. */
+	size_t mask = p->tcap - 1, i = (size_t)(e - p->tab);
+	for (size_t j = (i + 1) & mask; p->tab[j].at1; j = (j + 1) & mask) {
+		size_t home = pool_home(p, p->tab[j].id);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			p->tab[i] = p->tab[j];
+			i = j;
+		}
+	}
+	p->tab[i].at1 = 0;
+	p->tcount--;
 	p->used[at] = 0;
-	p->freed[p->nfreed++] = (size_t)at;
+	p->freed[p->nfreed++] = at;
 }

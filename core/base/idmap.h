@@ -90,8 +90,16 @@ size_t gtr_idvec_count(const gtr_idvec *m);
  * alive at once (goroutines running, goroutines not yet exited), not all
  * there have been. A pointer to an item lasts until the next add.
  */
+typedef struct gtr_idpool_ent {
+	uint64_t id, at1;    /* at1: the item's slot + 1, 0 for an empty entry */
+} gtr_idpool_ent;
+
 typedef struct gtr_idpool {
-	gtr_idmap *ids;      /* id -> slot */
+	/* id -> slot: open addressing in 16-byte entries, half an idmap's,
+	 * as the pool is looked up once per event or per share */
+	gtr_idpool_ent *tab;
+	size_t tcap, tcount; /* tcap: a power of two */
+	uint64_t seed;
 	unsigned char *items;
 	uint8_t *used;       /* per slot: it holds an item */
 	size_t elem, n;      /* slots in use or freed: 0..n-1 */
@@ -112,6 +120,12 @@ void *gtr_idpool_add(gtr_idpool *p, uint64_t id);
 
 /* Drops the item of id, if there is one. */
 void gtr_idpool_drop(gtr_idpool *p, uint64_t id);
+
+/* The slot of an item of the pool (for gtr_idpool_at). */
+static inline size_t gtr_idpool_slot(const gtr_idpool *p, const void *item)
+{
+	return (size_t)((const unsigned char *)item - p->items) / p->elem;
+}
 
 /* The item in slot i (0..p->n-1), or NULL when the slot is free. */
 static inline void *gtr_idpool_at(const gtr_idpool *p, size_t i)
