@@ -130,14 +130,13 @@ typedef struct gpart {
 
 /*
  * What a worker found in a generation that its merge joins, for the
- * goroutine of share `part`: a wait's start (its number seq, reason
- * group block), an unblock or a start (number, time), a slice (length
- * in t).
+ * goroutine of share `part`: a wait's start (its number seq, its reason
+ * group in t), an unblock or a start (number, time). Numbers count the
+ * starts of a goroutine in a generation: one past 32 bits sends the
+ * run to the ordered path.
  */
 typedef struct rec {
-	uint32_t part;
-	uint8_t block;
-	uint64_t seq;
+	uint32_t part, seq;
 	int64_t t;
 } rec;
 
@@ -278,11 +277,14 @@ static unsigned shard_of(const fast *f, int64_t g)
 	return (unsigned)(((uint64_t)h * f->jobs) >> 32);
 }
 
-static int push(recs *r, uint32_t part, uint8_t block, uint64_t seq, int64_t t)
+/* 0, GTR_E_NOMEM, or 1 (go ordered). */
+static int push(worker *w, recs *r, uint32_t part, uint64_t seq, int64_t t)
 {
+	if (seq > UINT32_MAX)
+		return FAIL(w, "a goroutine started more than 2^32 times in a generation");
 	if (gtr_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v) < 0)
 		return GTR_E_NOMEM;
-	r->v[r->n++] = (rec){part, block, seq, t};
+	r->v[r->n++] = (rec){part, (uint32_t)seq, t};
 	return 0;
 }
 
@@ -365,8 +367,9 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 		t = 0;
 	} else if (sf >= 0) {
 		if (sf == S_WAITING) {
-			if (push(&b->we, pi, 0, seq, t) < 0)
-				return GTR_E_NOMEM;
+			int rc = push(w, &b->we, pi, seq, t);
+			if (rc != 0)
+				return rc;
 		} else {
 			p->a.sum[sf] += t;
 		}
@@ -382,7 +385,7 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 	p->a.net[st]++;
 	if (st == S_WAITING) {
 		p->a.wsum[block] -= t;
-		return push(&b->ws, pi, (uint8_t)block, from == GTR_GS_UNDETERMINED ? 0 : seq, 0);
+		return push(w, &b->ws, pi, from == GTR_GS_UNDETERMINED ? 0 : seq, block);
 	}
 	p->a.sum[st] -= t;
 	return 0;
@@ -529,8 +532,10 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 		if ((rc = trans(w, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING, t, 0, a[1], 0)) != 0)
 			return rc;
 		gpart *p = part(w, (int64_t)a[0]); /* the hint's: no look-up */
-		if (!p || push(&w->bk[p->q].gs, (uint32_t)(p - w->parts), 0, a[1], t) < 0)
+		if (!p)
 			return GTR_E_NOMEM;
+		if ((rc = push(w, &w->bk[p->q].gs, (uint32_t)(p - w->parts), a[1], t)) != 0)
+			return rc;
 		m->g = (int64_t)a[0];
 		m->known = 1;
 		m->seq = a[1];
@@ -959,7 +964,7 @@ static int join_waits(shard *h)
 			uint64_t slot = w->parts[r->part].slot;
 			if (slot >> JOIN_SLOT_BITS || r->seq >= seq_max)
 				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
-			h->wk[iw++] = slot << (JOIN_SEQ_BITS + 4) | r->seq << 4 | (uint64_t)r->block << 1;
+			h->wk[iw++] = slot << (JOIN_SEQ_BITS + 4) | (uint64_t)r->seq << 4 | (uint64_t)r->t << 1;
 		}
 		for (size_t i = 0; i < we->n; i++) {
 			const rec *r = &we->v[i];
