@@ -217,7 +217,8 @@ typedef struct worker {
 
 /* A goroutine alive, as the merges have it. */
 typedef struct glive {
-	gtr_gstats row;
+	int64_t id;
+	gtr_hist slices;            /* (its row's times are made from `a` when it is retired) */
 	gacc a;
 	int8_t wait;                /* the block group of its open wait, -1 none */
 } glive;
@@ -773,7 +774,7 @@ static glive *live_get(shard *h, int64_t g)
 		return l;
 	if (!(l = gtr_idpool_add(&h->live, (uint64_t)g)))
 		return NULL;
-	l->row.id = g;
+	l->id = g;
 	l->wait = -1;
 	return l;
 }
@@ -790,7 +791,7 @@ static int retire(shard *h, glive *l, int64_t end)
 	if (gtr_grow(&h->out, &h->capout, h->nout + 1, sizeof *h->out) < 0)
 		return GTR_E_NOMEM;
 	retired *r = &h->out[h->nout++];
-	r->row = l->row;
+	r->row = (gtr_gstats){.id = l->id, .slices = l->slices};
 	if (l->a.assist > 0)
 		l->a.sum[SUM_ASSIST] += end;
 	r->row.t.exec = nonneg(l->a.sum[S_RUNNING]);
@@ -802,8 +803,8 @@ static int retire(shard *h, glive *l, int64_t end)
 	r->name_gen = l->a.name_gen;
 	r->name_stack = l->a.name_kind ? l->a.name_stack : 0;
 	r->name_create = l->a.name_kind == 2;
-	l->row.slices = (gtr_hist){0}; /* taken */
-	gtr_idpool_drop(&h->live, (uint64_t)l->row.id);
+	l->slices = (gtr_hist){0}; /* taken */
+	gtr_idpool_drop(&h->live, (uint64_t)l->id);
 	return 0;
 }
 
@@ -1032,11 +1033,11 @@ static int merge_shard(shard *h)
 				return GTR_E_NOMEM;
 			p->slot = (uint32_t)gtr_idpool_slot(&h->live, l);
 			for (unsigned k = 0; k < p->nsl; k++)
-				if (gtr_hist_add(&l->row.slices, p->sl[k]) < 0)
+				if (gtr_hist_add(&l->slices, p->sl[k]) < 0)
 					return GTR_E_NOMEM;
-			if (p->hist && gtr_hist_merge(&l->row.slices, &w->hists[p->hist - 1]) < 0)
+			if (p->hist && gtr_hist_merge(&l->slices, &w->hists[p->hist - 1]) < 0)
 				return GTR_E_NOMEM;
-			if (p->dense && gtr_hist_take_dense(&l->row.slices, w->dense[p->dense - 1]) < 0)
+			if (p->dense && gtr_hist_take_dense(&l->slices, w->dense[p->dense - 1]) < 0)
 				return GTR_E_NOMEM;
 			if (p->a.dead && !l->a.dead) {
 				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
@@ -1080,7 +1081,7 @@ static int finish_shard(shard *h)
 		glive *l = gtr_idpool_find(&h->live, (uint64_t)m->g);
 		if (!l)
 			return FAIL(h, "a slice of a goroutine never seen");
-		if (gtr_hist_add(&l->row.slices, end > m->start ? (uint64_t)(end - m->start) : 0) < 0)
+		if (gtr_hist_add(&l->slices, end > m->start ? (uint64_t)(end - m->start) : 0) < 0)
 			return GTR_E_NOMEM;
 	}
 	for (size_t s = 0; s < h->live.n; s++) {
@@ -1249,7 +1250,7 @@ static void fast_free(fast *f)
 			for (size_t s = 0; s < h->live.n; s++) {
 				glive *l = gtr_idpool_at(&h->live, s);
 				if (l)
-					gtr_hist_free(&l->row.slices);
+					gtr_hist_free(&l->slices);
 			}
 			gtr_idpool_free(&h->live);
 			gtr_idmap_free(h->lmap);
