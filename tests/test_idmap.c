@@ -27,6 +27,27 @@ Test(idmap, put_get_replace_grow)
 	gtr_idmap_free(NULL);
 }
 
+Test(idmap, get_or_put_puts_only_what_is_missing)
+{
+	gtr_idmap *m = gtr_idmap_create();
+	uint64_t v;
+	/* Enough keys to grow the map several times between the two kinds of call. */
+	for (uint64_t i = 0; i < 5000; i++) {
+		cr_assert_eq(gtr_idmap_get_or_put(m, i % 2, i, i + 100, &v), 0);
+		cr_assert_eq(v, i + 100);
+	}
+	for (uint64_t i = 0; i < 5000; i++) {
+		cr_assert_eq(gtr_idmap_get_or_put(m, i % 2, i, 7, &v), 1, "key %llu", (unsigned long long)i);
+		cr_assert_eq(v, i + 100);
+		/* the same id in the other table is another key */
+		cr_assert_eq(gtr_idmap_get_or_put(m, 2, i, i, &v), 0);
+	}
+	cr_assert_eq(gtr_idmap_count(m), 10000);
+	cr_assert_eq(gtr_idmap_get(m, 1, 4999, &v), 1);
+	cr_assert_eq(v, 5099);
+	gtr_idmap_free(m);
+}
+
 Test(idmap, delete_keeps_the_rest_reachable)
 {
 	gtr_idmap *m = gtr_idmap_create();

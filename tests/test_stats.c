@@ -128,6 +128,50 @@ Test(hist, merge_equals_adding_everything)
 	gtr_hist_free(&all);
 }
 
+/* A dense histogram taken into a sparse one equals adding its values
+ * there; it is empty after, and can be filled again. */
+Test(hist, dense_taken_equals_adding_everything)
+{
+	gtr_hist a = {0}, all = {0};
+	gtr_hist_dense *d = calloc(1, sizeof *d);
+	cr_assert_not_null(d);
+	uint64_t s = 7;
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 4000; i++) {
+			/* spread over many powers of two, 0 and the largest bins included */
+			uint64_t x = i == 0 ? 0 : i == 1 ? UINT64_MAX : rng(&s) >> (rng(&s) % 64);
+			if (i % 4)
+				gtr_hist_dense_add(d, x);
+			else
+				cr_assert_eq(gtr_hist_add(&a, x), 0);
+			cr_assert_eq(gtr_hist_add(&all, x), 0);
+		}
+		cr_assert_eq(gtr_hist_take_dense(&a, d), 0);
+		cr_assert_eq(d->count, 0);
+		for (uint32_t i = 0; i < GTR_HIST_BINS; i++)
+			cr_assert_eq(d->counts[i], 0, "bin %u left", i);
+		cr_assert_eq(a.count, all.count);
+		cr_assert_eq(a.min, all.min);
+		cr_assert_eq(a.max, all.max);
+		cr_assert_eq(a.nbins, all.nbins);
+		for (uint32_t i = 0; i < a.nbins; i++) {
+			cr_assert_eq(a.bins[i].idx, all.bins[i].idx);
+			cr_assert_eq(a.bins[i].count, all.bins[i].count);
+		}
+	}
+	cr_assert_eq(gtr_hist_take_dense(&a, d), 0); /* empty: nothing */
+	cr_assert_eq(a.count, all.count);
+	gtr_hist_reset(&a);
+	cr_assert_eq(a.count, 0);
+	cr_assert_eq(gtr_hist_percentile(&a, 50), 0);
+	cr_assert_eq(gtr_hist_add(&a, 5), 0);
+	cr_assert_eq(a.nbins, 1);
+	cr_assert_eq(a.min, 5);
+	free(d);
+	gtr_hist_free(&a);
+	gtr_hist_free(&all);
+}
+
 Test(stats, block_reasons_group_as_documented)
 {
 	struct {

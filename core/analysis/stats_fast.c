@@ -298,18 +298,20 @@ static gpart *part(worker *w, int64_t g)
 	uint32_t *hint = &w->hint[(uint64_t)g & (HINTS - 1)];
 	if (*hint && *hint <= w->nparts && w->parts[*hint - 1].g == g)
 		return &w->parts[*hint - 1];
+	unsigned q = shard_of(w->f, g);
+	bucket *b = &w->bk[q];
 	uint64_t i;
-	if (gtr_idmap_get(w->gidx, 0, (uint64_t)g, &i)) {
+	if (w->nparts >= UINT32_MAX - 1 ||
+	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
+	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0)
+		return NULL;
+	int found = gtr_idmap_get_or_put(w->gidx, 0, (uint64_t)g, w->nparts, &i);
+	if (found < 0)
+		return NULL;
+	if (found) {
 		*hint = (uint32_t)i + 1;
 		return &w->parts[i];
 	}
-	unsigned q = shard_of(w->f, g);
-	bucket *b = &w->bk[q];
-	if (w->nparts >= UINT32_MAX - 1 ||
-	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
-	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0 ||
-	    gtr_idmap_put(w->gidx, 0, (uint64_t)g, w->nparts) < 0)
-		return NULL;
 	b->parts[b->nparts++] = (uint32_t)w->nparts;
 	gpart *p = &w->parts[w->nparts++];
 	memset(p, 0, sizeof *p);

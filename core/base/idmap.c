@@ -131,6 +131,21 @@ int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *val
 	return 1;
 }
 
+int gtr_idmap_get_or_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t fresh, uint64_t *value)
+{
+	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
+		return GTR_E_NOMEM;
+	/* (grown first, as a put: once early at worst when the key is there) */
+	slot *s = find(m, table, id);
+	int found = (int)s->used;
+	if (!found) {
+		*s = (slot){table, id, fresh, 1};
+		m->count++;
+	}
+	*value = s->value;
+	return found;
+}
+
 int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id)
 {
 	slot *s = find(m, table, id);

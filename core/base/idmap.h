@@ -46,6 +46,13 @@ int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value);
 /* Returns 1 and fills *value when found, 0 otherwise. */
 int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value);
 
+/*
+ * One probe for a get, then a put when the key is not there: returns 1
+ * and fills *value when found; else puts `fresh`, fills *value with it
+ * and returns 0; or GTR_E_NOMEM (nothing put).
+ */
+int gtr_idmap_get_or_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t fresh, uint64_t *value);
+
 /* Removes a key; returns 1 if it was there, 0 otherwise. */
 int gtr_idmap_del(gtr_idmap *m, uint64_t table, uint64_t id);
 
