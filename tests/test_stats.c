@@ -102,6 +102,19 @@ Test(hist, percentiles_within_stated_precision)
 	free(v);
 }
 
+/* The same values in the same bins. */
+static void assert_hist_eq(const gtr_hist *a, const gtr_hist *b)
+{
+	cr_assert_eq(a->count, b->count);
+	cr_assert_eq(a->min, b->min);
+	cr_assert_eq(a->max, b->max);
+	cr_assert_eq(a->nbins, b->nbins);
+	for (uint32_t i = 0; i < a->nbins; i++) {
+		cr_assert_eq(a->bins[i].idx, b->bins[i].idx);
+		cr_assert_eq(a->bins[i].count, b->bins[i].count);
+	}
+}
+
 Test(hist, merge_equals_adding_everything)
 {
 	gtr_hist a = {0}, b = {0}, all = {0};
@@ -112,14 +125,7 @@ Test(hist, merge_equals_adding_everything)
 		cr_assert_eq(gtr_hist_add(&all, x), 0);
 	}
 	cr_assert_eq(gtr_hist_merge(&a, &b), 0);
-	cr_assert_eq(a.count, all.count);
-	cr_assert_eq(a.min, all.min);
-	cr_assert_eq(a.max, all.max);
-	cr_assert_eq(a.nbins, all.nbins);
-	for (uint32_t i = 0; i < a.nbins; i++) {
-		cr_assert_eq(a.bins[i].idx, all.bins[i].idx);
-		cr_assert_eq(a.bins[i].count, all.bins[i].count);
-	}
+	assert_hist_eq(&a, &all);
 	gtr_hist empty = {0};
 	cr_assert_eq(gtr_hist_merge(&a, &empty), 0);
 	cr_assert_eq(a.count, all.count);
@@ -150,14 +156,7 @@ Test(hist, dense_taken_equals_adding_everything)
 		cr_assert_eq(d->count, 0);
 		for (uint32_t i = 0; i < GTR_HIST_BINS; i++)
 			cr_assert_eq(d->counts[i], 0, "bin %u left", i);
-		cr_assert_eq(a.count, all.count);
-		cr_assert_eq(a.min, all.min);
-		cr_assert_eq(a.max, all.max);
-		cr_assert_eq(a.nbins, all.nbins);
-		for (uint32_t i = 0; i < a.nbins; i++) {
-			cr_assert_eq(a.bins[i].idx, all.bins[i].idx);
-			cr_assert_eq(a.bins[i].count, all.bins[i].count);
-		}
+		assert_hist_eq(&a, &all);
 	}
 	cr_assert_eq(gtr_hist_take_dense(&a, d), 0); /* empty: nothing */
 	cr_assert_eq(a.count, all.count);
