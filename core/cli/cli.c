@@ -1062,6 +1062,17 @@ static int parse_count(const char *val, size_t *out)
 	return 0;
 }
 
+/* -j N of the command: a thread count from 1 to most. 0, or -1 when
+ * it said why not. */
+static int parse_jobs(const char *cmd, const char *val, size_t *jobs, size_t most)
+{
+	if (parse_count(val, jobs) < 0 || *jobs > most) {
+		fprintf(stderr, "gtr: %s: -j takes a thread count from 1 to %zu\n", cmd, most);
+		return -1;
+	}
+	return 0;
+}
+
 /* Options of footprint, dump and greedy (each takes those of its table). */
 enum {
 	O_IO, O_LENIENT, O_JSON, O_TOP, O_DEPTH, O_FAST, O_ORDERED, O_JOBS, O_FAIL_OVER, O_STW_FAIL_OVER,
@@ -1159,10 +1170,8 @@ static int run_command(args *a)
 			ordered = 1;
 			break;
 		case O_JOBS:
-			if (parse_count(val, &jobs) < 0 || jobs > 256) {
-				say("greedy: -j takes a thread count from 1 to 256%s%s", "", "");
+			if (parse_jobs("greedy", val, &jobs, 256) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case O_FAIL_OVER:
 		case O_STW_FAIL_OVER: {
@@ -1347,10 +1356,8 @@ static int run_stats(args *a)
 			fast = id == O_FAST;
 			break;
 		case O_JOBS:
-			if (parse_count(val, &jobs) < 0 || jobs > 256) {
-				say("stats: -j takes a thread count from 1 to 256%s%s", "", "");
+			if (parse_jobs("stats", val, &jobs, 256) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case GTR_OPT_OPERAND:
 			if (path) {
@@ -2285,10 +2292,8 @@ static int check_opt(args *a, int id, check_out *co, gtr_thresholds *th, struct 
 		cf->fast = id == O_FAST;
 		break;
 	case O_JOBS:
-		if (parse_count(val, &cf->jobs) < 0 || cf->jobs > 4096) {
-			say("%s: -j takes a number of threads (1 to 4096)%s", a->cmd, "");
+		if (parse_jobs(a->cmd, val, &cf->jobs, 4096) < 0)
 			return -1;
-		}
 		break;
 	case O_TOP:
 		cf->have_ntop = 1;
