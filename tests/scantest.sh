@@ -120,57 +120,19 @@ for isa in scalar sse4 avx2 avx512 neon; do
 	[ "$isa" != "$best_isa" ] && GTR_ISA=$isa "$gtr" footprint "$1" >/dev/null 2>&1 && isas+=("$isa")
 done
 
-damaged=()
-for f in $(ls -S "$@" | grep 'go1\.2[3-9][^/]*\.trace$' | head -2); do
-	size=$(stat -c %s "$f")
-	for at in 2 3 4 5 6 7 8; do
-		d="$out/damaged-$at-$(basename "$f")"
-		cp "$f" "$d"
-		head -c 12 /dev/zero | tr '\0' '\377' |
-			dd of="$d" bs=1 seek=$((size * at / 10)) conv=notrunc status=none
-		damaged+=("$d")
-	done
-done
-
-# Steals written late. sysmon writes a ProcSteal after it took the P, and
-# the M that lost the P may leave its syscall before that, with another P
-# or none; Go's reader then puts what that M does after the steal, tens
-# of us past its own times. Copies of the Go 1.22+ traces of syscalls
-# whose Ms that write only steals have every batch moved 1000 clock ticks
-# later (64 us on amd64): --fast must agree with --ordered or say that
-# only Go's order can tell, as above.
-for f in "$@"; do
-	case $(basename "$f") in syscalls-go1.2[2-9].trace) ;; *) continue ;; esac
-	ms=$("$gtr" dump "$f" 2>/dev/null | awk '{n[$3]++} $5 == "ProcSteal" {s[$3]++}
-		END {for (m in s) if (s[m] == n[m]) {sub(/^M=/, "", m); print m}}')
-	[ -n "$ms" ] || continue
-	d="$out/late-steal-$(basename "$f")"
-	python3 "$(dirname "$0")/late_steal.py" "$f" "$d" 1000 $ms
-	[ -s "$d" ] && damaged+=("$d")
-done
+# Damaged copies, and copies with steals written late: --fast must agree
+# with --ordered or say that only Go's order can tell, as above.
+. "$(dirname "$0")/fastcopies.sh"
+fast_copies "$@"
 
 for f in "$@" "${damaged[@]}"; do
 	name=$(basename "$f")
 	if ! "$gtr" greedy --ordered --json -n 20 "$f" >"$out/ordered" 2>"$out/ordered.err"; then
 		for j in 1 2 3; do
-			if "$gtr" greedy --fast -j"$j" --json -n 20 "$f" >/dev/null 2>"$out/err"; then
-				bad "$name -j$j: succeeds where --ordered fails"
-			elif cmp -s "$out/err" "$out/ordered.err"; then
-				ok "$name -j$j (refused alike)"
-			else
-				bad "$name -j$j: a different error"
-				diff "$out/ordered.err" "$out/err" | head -4
-			fi
+			refused_alike "$name -j$j" "$gtr" greedy --fast -j"$j" --json -n 20 "$f"
 		done
 		for isa in "${isas[@]}"; do
-			if GTR_ISA=$isa "$gtr" greedy --fast -j2 --json -n 20 "$f" >/dev/null 2>"$out/err"; then
-				bad "$name GTR_ISA=$isa: succeeds where --ordered fails"
-			elif cmp -s "$out/err" "$out/ordered.err"; then
-				ok "$name GTR_ISA=$isa (refused alike)"
-			else
-				bad "$name GTR_ISA=$isa: a different error"
-				diff "$out/ordered.err" "$out/err" | head -4
-			fi
+			refused_alike "$name GTR_ISA=$isa" env GTR_ISA="$isa" "$gtr" greedy --fast -j2 --json -n 20 "$f"
 		done
 		continue
 	fi
