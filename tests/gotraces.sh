@@ -12,7 +12,10 @@
 #  - against Go: greedy's top slices (tests/greedytest.sh) and the
 #    goroutine statistics (tests/statstest.sh) equal what the same
 #    toolchain's `go tool trace -d=parsed` gives;
-#  - greedy --fast against the default: its bound (tests/scantest.sh).
+#  - greedy --fast against the default: its bound (tests/scantest.sh);
+#  - stats --fast against the ordered stats, and diff --fast against
+#    diff: their bound (tests/statsfast.sh; 10 us for stress mode, as the
+#    trace's name says).
 # `quick` (make test) runs four programs with two toolchains; `full`
 # (make gotraces-test) every program with every toolchain. The traces are
 # kept in $GTR_GOTRACES (default build/gotraces) and made again only when
@@ -93,6 +96,8 @@ tally stats "$root/tests/statstest.sh" "$gtr" "$godir" "${made[@]}"
 export GTR_FAST_BOUND_NS=10000
 tally fast "$root/tests/scantest.sh" "$gtr" "${made[@]}"
 unset GTR_FAST_BOUND_NS
+tally statsfast "$root/tests/statsfast.sh" "$gtr" "${made[@]}"
 grep '^scan: ' "$out/fast.log"
+grep '^statsfast: .* parallel path' "$out/statsfast.log"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -221,6 +221,7 @@ typedef struct glive {
 	gtr_hist slices;            /* (its row's times are made from `a` when it is retired) */
 	gacc a;
 	int8_t wait;                /* the block group of its open wait, -1 none */
+	uint8_t gone;               /* retired: dropped at the merge's end */
 } glive;
 
 typedef struct shard shard;
@@ -754,7 +755,11 @@ static void on_threads(void *(*fn)(void *), void *items, size_t stride, unsigned
 struct shard {
 	fast *f;
 	unsigned q;
-	gtr_idpool live;
+	glive *lv;                  /* the goroutines alive, by id (as unsigned): slots */
+	size_t nlv, caplv;
+	uint64_t *pk, *pw;          /* this generation's shares: goroutine; worker << 32 | share */
+	uint32_t *po;               /* the shares in goroutine order */
+	size_t cappk, cappw, cappo;
 	gtr_idmap *lmap;            /* (seq, g) -> time: a start that must come after a steal */
 	uint64_t *wk, *uk;          /* the join's keys: waits begun, unblocks */
 	int64_t *ut;                /* the unblocks' times */
@@ -769,16 +774,18 @@ struct shard {
 	char why[160];
 };
 
-static glive *live_get(shard *h, int64_t g)
+/* The goroutine alive with id g, or NULL (a binary search). */
+static glive *lv_find(shard *h, int64_t g)
 {
-	glive *l = gtr_idpool_find(&h->live, (uint64_t)g);
-	if (l)
-		return l;
-	if (!(l = gtr_idpool_add(&h->live, (uint64_t)g)))
-		return NULL;
-	l->id = g;
-	l->wait = -1;
-	return l;
+	size_t lo = 0, hi = h->nlv;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uint64_t)h->lv[mid].id < (uint64_t)g)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < h->nlv && h->lv[lo].id == g ? &h->lv[lo] : NULL;
 }
 
 static uint64_t nonneg(int64_t v)
@@ -806,7 +813,7 @@ static int retire(shard *h, glive *l, int64_t end)
 	r->name_stack = l->a.name_kind ? l->a.name_stack : 0;
 	r->name_create = l->a.name_kind == 2;
 	l->slices = (gtr_hist){0}; /* taken */
-	gtr_idpool_drop(&h->live, (uint64_t)l->id);
+	l->gone = 1;
 	return 0;
 }
 
@@ -900,7 +907,7 @@ static int late_ends(shard *h)
 					       "later (only Go's order can tell)");
 			if (e->g < 0)
 				continue;
-			glive *l = gtr_idpool_find(&h->live, (uint64_t)e->g);
+			glive *l = lv_find(h, e->g);
 			if (!l)
 				return FAIL(h, "a syscall end of a goroutine never seen");
 			l->a.sum[S_SYSCALL] += at - e->t;
@@ -991,7 +998,7 @@ static int join_waits(shard *h)
 		uint64_t slot = (key + 1) >> JOIN_SEQ_BITS, seq = (key + 1) & seq_max;
 		while (k < nw && h->wk[k] >> 4 < key)
 			k++;
-		glive *l = gtr_idpool_at(&h->live, slot);
+		glive *l = &h->lv[slot];
 		int block = -1;
 		if (seq >= 1 && k < nw && h->wk[k] >> 4 == key) {
 			block = (int)(h->wk[k] >> 1 & 7);
@@ -1008,7 +1015,7 @@ static int join_waits(shard *h)
 	for (size_t i = 0; i < nw; i++) {
 		if (h->wk[i] & 1)
 			continue;
-		glive *l = gtr_idpool_at(&h->live, h->wk[i] >> (JOIN_SEQ_BITS + 4));
+		glive *l = &h->lv[h->wk[i] >> (JOIN_SEQ_BITS + 4)];
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine with two waits open");
 		l->wait = (int8_t)(h->wk[i] >> 1 & 7);
@@ -1016,39 +1023,107 @@ static int join_waits(shard *h)
 	return 0;
 }
 
+/* Adds share p of worker w to l, which is in slot `slot`. */
+static int add_share(shard *h, worker *w, gpart *p, glive *l, size_t slot)
+{
+	p->slot = (uint32_t)slot;
+	for (unsigned k = 0; k < p->nsl; k++)
+		if (gtr_hist_add(&l->slices, p->sl[k]) < 0)
+			return GTR_E_NOMEM;
+	if (p->hist && gtr_hist_merge(&l->slices, &w->hists[p->hist - 1]) < 0)
+		return GTR_E_NOMEM;
+	if (p->dense && gtr_hist_take_dense(&l->slices, w->dense[p->dense - 1]) < 0)
+		return GTR_E_NOMEM;
+	if (p->a.dead && !l->a.dead) {
+		if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
+			return GTR_E_NOMEM;
+		h->dead[h->ndead++] = slot;
+	}
+	gacc_add(&l->a, &p->a);
+	return 0;
+}
+
+/*
+ * The workers' shares of this generation into the goroutines alive, by
+ * a merge of two lists sorted by goroutine: those alive (kept so) and
+ * the shares (sorted here). The goroutines new to it are counted first,
+ * then the merge runs from the ends, in place, each goroutine's shares
+ * taken in their order. Each share learns its goroutine's slot.
+ * 0 or GTR_E_NOMEM.
+ */
+static int merge_shares(shard *h)
+{
+	fast *f = h->f;
+	size_t n = 0;
+	for (unsigned j = 0; j < f->jobs; j++)
+		n += f->ws[j].bk[h->q].nparts;
+	if (n > UINT32_MAX || gtr_grow(&h->pk, &h->cappk, n + 1, sizeof *h->pk) < 0 ||
+	    gtr_grow(&h->pw, &h->cappw, n + 1, sizeof *h->pw) < 0 ||
+	    gtr_grow(&h->po, &h->cappo, n + 1, sizeof *h->po) < 0)
+		return GTR_E_NOMEM;
+	size_t k = 0;
+	for (unsigned j = 0; j < f->jobs; j++) {
+		const worker *w = &f->ws[j];
+		const bucket *b = &w->bk[h->q];
+		for (size_t i = 0; i < b->nparts; i++, k++) {
+			h->pk[k] = (uint64_t)w->parts[b->parts[i]].g;
+			h->pw[k] = (uint64_t)j << 32 | b->parts[i];
+			h->po[k] = (uint32_t)k;
+		}
+	}
+	if (gtr_sort_order(h->pk, n, h->po) < 0)
+		return GTR_E_NOMEM;
+	size_t fresh = 0, i = 0;
+	for (k = 0; k < n; k++) {
+		uint64_t g = h->pk[h->po[k]];
+		if (k && h->pk[h->po[k - 1]] == g)
+			continue;
+		while (i < h->nlv && (uint64_t)h->lv[i].id < g)
+			i++;
+		fresh += !(i < h->nlv && (uint64_t)h->lv[i].id == g);
+	}
+	if (gtr_grow(&h->lv, &h->caplv, h->nlv + fresh + 1, sizeof *h->lv) < 0)
+		return GTR_E_NOMEM;
+	size_t to = h->nlv + fresh;
+	i = h->nlv;
+	for (k = n; k > 0;) {
+		uint64_t g = h->pk[h->po[k - 1]];
+		size_t k0 = k - 1;
+		while (k0 > 0 && h->pk[h->po[k0 - 1]] == g)
+			k0--;
+		for (; i > 0 && (uint64_t)h->lv[i - 1].id > g; i--)
+			if (--to != i - 1)
+				h->lv[to] = h->lv[i - 1];
+		if (i > 0 && (uint64_t)h->lv[i - 1].id == g) {
+			i--;
+			if (--to != i)
+				h->lv[to] = h->lv[i];
+		} else {
+			h->lv[--to] = (glive){.id = (int64_t)g, .wait = -1};
+		}
+		for (size_t kk = k0; kk < k; kk++) {
+			uint64_t jw = h->pw[h->po[kk]];
+			worker *w = &f->ws[jw >> 32];
+			int rc = add_share(h, w, &w->parts[(uint32_t)jw], &h->lv[to], to);
+			if (rc < 0)
+				return rc;
+		}
+		k = k0;
+	}
+	h->nlv += fresh;
+	return 0;
+}
+
 /* After a generation, for the goroutines of shard h: the workers'
  * shares into those alive, the waits joined, the slices counted, those
  * that exited retired. Each record names its worker's share, and the
- * share the goroutine's slot: one look-up per share, none per record.
+ * share its goroutine's slot: no look-up per record.
  * 0, GTR_E_NOMEM, or 1 (go ordered). */
 static int merge_shard(shard *h)
 {
-	fast *f = h->f;
 	int rc;
-	for (unsigned j = 0; j < f->jobs; j++) {
-		worker *w = &f->ws[j];
-		const bucket *b = &w->bk[h->q];
-		for (size_t i = 0; i < b->nparts; i++) {
-			gpart *p = &w->parts[b->parts[i]];
-			glive *l = live_get(h, p->g);
-			if (!l)
-				return GTR_E_NOMEM;
-			p->slot = (uint32_t)gtr_idpool_slot(&h->live, l);
-			for (unsigned k = 0; k < p->nsl; k++)
-				if (gtr_hist_add(&l->slices, p->sl[k]) < 0)
-					return GTR_E_NOMEM;
-			if (p->hist && gtr_hist_merge(&l->slices, &w->hists[p->hist - 1]) < 0)
-				return GTR_E_NOMEM;
-			if (p->dense && gtr_hist_take_dense(&l->slices, w->dense[p->dense - 1]) < 0)
-				return GTR_E_NOMEM;
-			if (p->a.dead && !l->a.dead) {
-				if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
-					return GTR_E_NOMEM;
-				h->dead[h->ndead++] = p->slot;
-			}
-			gacc_add(&l->a, &p->a);
-		}
-	}
+	if ((rc = merge_shares(h)) != 0)
+		return rc;
 	if ((rc = late_ends(h)) != 0)
 		return rc;
 	if ((rc = join_waits(h)) != 0)
@@ -1057,7 +1132,7 @@ static int merge_shard(shard *h)
 	 * One blocked forever would stay until the end; its clocks stopped
 	 * too, so it goes now as well. */
 	for (size_t i = 0; i < h->ndead; i++) {
-		glive *l = gtr_idpool_at(&h->live, h->dead[i]);
+		glive *l = &h->lv[h->dead[i]];
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine that exited while waiting");
 		for (int k = 0; k < S_N; k++)
@@ -1065,6 +1140,13 @@ static int merge_shard(shard *h)
 				return FAIL(h, "a goroutine that exited in no single state");
 		if (retire(h, l, l->a.dead_t) < 0)
 			return GTR_E_NOMEM;
+	}
+	if (h->ndead) {
+		size_t n = 0;
+		for (size_t i = 0; i < h->nlv; i++)
+			if (!h->lv[i].gone)
+				h->lv[n++] = h->lv[i];
+		h->nlv = n;
 	}
 	h->ndead = 0;
 	return 0;
@@ -1080,16 +1162,14 @@ static int finish_shard(shard *h)
 		const mst *m = &f->ms[i];
 		if (!m->running || shard_of(f, m->g) != h->q)
 			continue;
-		glive *l = gtr_idpool_find(&h->live, (uint64_t)m->g);
+		glive *l = lv_find(h, m->g);
 		if (!l)
 			return FAIL(h, "a slice of a goroutine never seen");
 		if (gtr_hist_add(&l->slices, end > m->start ? (uint64_t)(end - m->start) : 0) < 0)
 			return GTR_E_NOMEM;
 	}
-	for (size_t s = 0; s < h->live.n; s++) {
-		glive *l = gtr_idpool_at(&h->live, s);
-		if (!l)
-			continue;
+	for (size_t s = 0; s < h->nlv; s++) {
+		glive *l = &h->lv[s];
 		int open = -1;
 		for (int k = 0; k < S_N; k++) {
 			if (l->a.net[k] == 1 && open < 0)
@@ -1249,12 +1329,12 @@ static void fast_free(fast *f)
 	if (f->sh)
 		for (unsigned q = 0; q < f->jobs; q++) {
 			shard *h = &f->sh[q];
-			for (size_t s = 0; s < h->live.n; s++) {
-				glive *l = gtr_idpool_at(&h->live, s);
-				if (l)
-					gtr_hist_free(&l->slices);
-			}
-			gtr_idpool_free(&h->live);
+			for (size_t s = 0; s < h->nlv; s++)
+				gtr_hist_free(&h->lv[s].slices);
+			free(h->lv);
+			free(h->pk);
+			free(h->pw);
+			free(h->po);
 			gtr_idmap_free(h->lmap);
 			free(h->wk);
 			free(h->uk);
@@ -1295,6 +1375,10 @@ static int begin_gen(fast *f, size_t gi)
 			v = f->nms++;
 		}
 		f->unit_m[i] = (size_t)v;
+		/* Go numbers a goroutine's starts afresh in each generation,
+		 * from its status (0): so is the one an M still runs, even
+		 * when its status is written by another M, or later. */
+		f->ms[v].seq = 0;
 	}
 	atomic_store(&f->next, 0);
 	return 0;
@@ -1380,7 +1464,7 @@ int gtr_stats_fast(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs
 		f.sh[j].q = j;
 		f.ws[j].bk = calloc(jobs, sizeof *f.ws[j].bk);
 		f.sh[j].lmap = gtr_idmap_create();
-		if (gtr_idpool_init(&f.sh[j].live, sizeof(glive)) < 0 || !f.ws[j].gidx ||
+		if (!f.ws[j].gidx ||
 		    !f.ws[j].reasons || !f.ws[j].bk || !f.sh[j].lmap)
 			rc = GTR_E_NOMEM;
 	}
