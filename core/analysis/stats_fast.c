@@ -250,6 +250,17 @@ typedef struct fast {
 	size_t nms, capms;
 	size_t *unit_m;             /* per M of this generation: index in ms */
 	size_t capunit;
+	/* the pile at this generation's start (see pile()): per M of the
+	 * generation, how many of its first events are in it, and where
+	 * their times start in pile_t */
+	size_t *pn, *poff;
+	size_t cappn, cappoff;
+	int64_t *pile_t;
+	size_t npile, cappile;
+	struct tcur *tc;
+	size_t captc;
+	uint32_t *pm;               /* the pile's events' Ms, in Go's order */
+	size_t cappm;
 	int64_t base;               /* Go's time of the first Sync: times are since */
 	uint64_t steals, dsys;      /* the workers' counts, so far */
 	struct shard *sh;           /* the goroutines alive, in `jobs` shards */
@@ -674,6 +685,9 @@ static int walk_m(worker *w, size_t i)
 	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
 	const gtr_kernels *kn = &f->t->kernels;
 	mst *m = &f->ms[f->unit_m[i]];
+	/* its first events may be in the generation's pile */
+	const int64_t *pt = f->pile_t + f->poff[i];
+	size_t npt = f->pn[i], e = 0;
 	for (size_t k = 0; k < mb->n; k++) {
 		/* A batch is a run of varints (each type byte is one too),
 		 * decoded at once by the kernels; what does not decode, or
@@ -704,7 +718,9 @@ static int walk_m(worker *w, size_t i)
 			last = (int64_t)((uint64_t)gtr_v2_ns(g->ns_per_tick, a[0]) + (uint64_t)last);
 			/* Every event of a generation comes after its Sync. */
 			int64_t t = last - f->base;
-			if (t <= f->sync)
+			if (e < npt)
+				t = pt[e++];
+			else if (t <= f->sync)
 				t = f->sync + 1;
 			if (t > w->tmax)
 				w->tmax = t;
@@ -1349,6 +1365,132 @@ static void fast_free(fast *f)
 	free(f->steals_v);
 	free(f->ms);
 	free(f->unit_m);
+	free(f->pn);
+	free(f->poff);
+	free(f->pile_t);
+	free(f->tc);
+	free(f->pm);
+}
+
+/* A cursor over an M's events in a generation, for their own times. */
+typedef struct tcur {
+	size_t k;               /* its next batch */
+	const uint8_t *p, *end; /* what is left of the batch */
+	uint64_t btime;         /* the batch's base time, ticks */
+	int64_t last;           /* Go's batch cursor (as walk_m's) */
+	int64_t t;              /* the event's own time; INT64_MAX: no more */
+	unsigned ranks;         /* the places it takes in Go's order */
+} tcur;
+
+/* The next event of the i-th M of this generation: its time (as walk_m
+ * computes it) and ranks. What does not decode ends the cursor (the walk
+ * then says so). */
+static void tcur_next(const fast *f, size_t i, tcur *c)
+{
+	const gtr_v2_index *ix = f->ix;
+	const gtr_v2_gen *g = &ix->gens[f->gen];
+	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
+	c->t = INT64_MAX;
+	while (c->p >= c->end) {
+		if (c->k >= mb->n)
+			return;
+		const gtr_v2_batch *bt = &ix->batches[ix->mb[mb->first + c->k++]];
+		c->p = f->t->data + bt->data;
+		c->end = c->p + bt->len;
+		c->btime = bt->time;
+		c->last = 0;
+	}
+	uint64_t type, dt = 0, v;
+	int n = gtr_uvarint_decode(c->p, c->end, &type);
+	if (n <= 0 || type >= GTR_V2_NUM_EVENTS)
+		return;
+	const gtr_v2_layout *l = &ix->lay[type];
+	if (!l->valid || !(l->flags & GTR_V2_TIMED) || (l->flags & GTR_V2_DATA) || !l->wire_args)
+		return;
+	const uint8_t *q = c->p + n;
+	for (unsigned a = 0; a < l->wire_args; a++) {
+		if ((n = gtr_uvarint_decode(q, c->end, a ? &v : &dt)) <= 0)
+			return;
+		q += n;
+	}
+	c->p = q;
+	if (c->last == 0)
+		c->last = gtr_v2_ns(g->ns_per_tick, c->btime);
+	c->last = (int64_t)((uint64_t)gtr_v2_ns(g->ns_per_tick, dt) + (uint64_t)c->last);
+	c->t = c->last - f->base;
+	c->ranks = type == GTR_V2_EV_GO_SWITCH || type == GTR_V2_EV_GO_SWITCH_DESTROY ? 3 : 1;
+}
+
+#define PILE_MAX (UINT64_C(1) << 22)
+
+/*
+ * Go's reader makes its times strictly increasing: an event at or before
+ * the time it gave last takes that time + 1. At a generation's start,
+ * events its Ms wrote before the last one of the generation before (or
+ * at its Sync's time) so pile up, 1 ns apart in Go's order, which takes
+ * them by their own times across the Ms: a pile of thousands of events
+ * pushed by as many ns in a busy program. Here the pile is built the
+ * same way, the Ms' events taken by their times until one comes after
+ * the time the pile has reached; each M's piled events are a prefix of
+ * its own (their times increase), whose times the walk then takes.
+ * Where Go's order takes an event out of time order (an event waiting
+ * for another M's), its place in the pile, and so its time, may differ
+ * by the few ns of the events it passes. 0, GTR_E_NOMEM, or 1.
+ */
+static int pile(fast *f)
+{
+	const gtr_v2_gen *g = &f->ix->gens[f->gen];
+	size_t nms = g->nms;
+	if (gtr_grow(&f->pn, &f->cappn, nms + 1, sizeof *f->pn) < 0 ||
+	    gtr_grow(&f->poff, &f->cappoff, nms + 1, sizeof *f->poff) < 0 ||
+	    gtr_grow(&f->tc, &f->captc, nms + 1, sizeof *f->tc) < 0)
+		return GTR_E_NOMEM;
+	for (size_t i = 0; i < nms; i++) {
+		f->pn[i] = 0;
+		f->tc[i] = (tcur){0};
+		tcur_next(f, i, &f->tc[i]);
+	}
+	size_t n = 0;
+	int64_t at = f->sync; /* the time Go gave last */
+	for (;;) {
+		size_t best = nms;
+		for (size_t i = 0; i < nms; i++)
+			if (f->tc[i].t <= at && (best == nms || f->tc[i].t < f->tc[best].t))
+				best = i;
+		if (best == nms)
+			break;
+		if (n >= PILE_MAX || (uint64_t)n * nms > UINT64_C(1) << 30)
+			return why_ordered(f->why, sizeof f->why,
+					   "a generation whose first events pile up past what is counted");
+		if (gtr_grow(&f->pm, &f->cappm, n + 1, sizeof *f->pm) < 0 ||
+		    gtr_grow(&f->pile_t, &f->cappile, n + 1, sizeof *f->pile_t) < 0)
+			return GTR_E_NOMEM;
+		f->pm[n] = (uint32_t)best;
+		f->pile_t[n++] = at + 1;
+		f->pn[best]++;
+		at += f->tc[best].ranks;
+		tcur_next(f, best, &f->tc[best]);
+	}
+	/* Each M's times together, in its order. */
+	size_t off = 0;
+	for (size_t i = 0; i < nms; i++) {
+		f->poff[i] = off;
+		off += f->pn[i];
+	}
+	if (n) {
+		if (gtr_grow(&f->pile_t, &f->cappile, 2 * n, sizeof *f->pile_t) < 0)
+			return GTR_E_NOMEM;
+		int64_t *by = f->pile_t + n;
+		for (size_t i = 0; i < nms; i++)
+			f->tc[i].k = f->poff[i]; /* (reused as each M's next place) */
+		for (size_t k = 0; k < n; k++)
+			by[f->tc[f->pm[k]].k++] = f->pile_t[k];
+		memmove(f->pile_t, by, n * sizeof *by);
+	}
+	f->npile = n;
+	if (at > f->last)
+		f->last = at;
+	return 0;
 }
 
 /* Readies generation gi: its Sync, and each of its Ms' state. */
@@ -1380,6 +1522,11 @@ static int begin_gen(fast *f, size_t gi)
 		 * when its status is written by another M, or later. */
 		f->ms[v].seq = 0;
 	}
+	if (g->nms > UINT32_MAX)
+		return why_ordered(f->why, sizeof f->why, "more threads in a generation than counted");
+	int rc = pile(f);
+	if (rc != 0)
+		return rc;
 	atomic_store(&f->next, 0);
 	return 0;
 }
@@ -1389,7 +1536,7 @@ static int run(fast *f, gtr_stats_fast_info *info)
 	double walk = 0, mer = 0;
 	for (size_t gi = 0; gi < f->ix->ngens; gi++) {
 		int rc = begin_gen(f, gi);
-		if (rc < 0)
+		if (rc != 0)
 			return rc;
 		double t0 = gtr_seconds();
 		on_threads(work, f->ws, sizeof *f->ws, f->jobs);
