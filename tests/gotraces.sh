@@ -14,8 +14,7 @@
 #    toolchain's `go tool trace -d=parsed` gives;
 #  - greedy --fast against the default: its bound (tests/scantest.sh);
 #  - stats --fast against the ordered stats, and diff --fast against
-#    diff: their bound (tests/statsfast.sh; 10 us for stress mode, as the
-#    trace's name says).
+#    diff: their bound (tests/statsfast.sh), stress mode included.
 # `quick` (make test) runs four programs with two toolchains; `full`
 # (make gotraces-test) every program with every toolchain. The traces are
 # kept in $GTR_GOTRACES (default build/gotraces) and made again only when
