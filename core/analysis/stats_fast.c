@@ -1459,9 +1459,13 @@ static int pile(fast *f)
 				best = i;
 		if (best == nms)
 			break;
-		if (n >= PILE_MAX || (uint64_t)n * nms > UINT64_C(1) << 30)
+		/* Each piled event looks at every thread's next: a pile
+		 * of a million events over a thousand threads would take
+		 * seconds, so past 2^26 looks the ordered path runs. */
+		if (n >= PILE_MAX || (uint64_t)n * nms > UINT64_C(1) << 26)
 			return why_ordered(f->why, sizeof f->why,
-					   "a generation whose first events pile up past what is counted");
+					   "a generation whose first events pile up too far to count "
+					   "(only Go's order can tell)");
 		if (gtr_grow(&f->pm, &f->cappm, n + 1, sizeof *f->pm) < 0 ||
 		    gtr_grow(&f->pile_t, &f->cappile, n + 1, sizeof *f->pile_t) < 0)
 			return GTR_E_NOMEM;
