@@ -365,7 +365,8 @@ if [ "${BENCH_SKIP_COMMANDS:-0}" != 1 ] && [ "${BENCH_SKIP_GO:-0}" != 1 ]; then
 		# greedy --fast, the command the ISA shows in, on every ISA; the
 		# others on the best.
 		for c in "greedy" "greedy --fast" "footprint" "stats" "stats --fast" "report -o $cache/page.html" \
-			"check --update-baseline --baseline $cache/bench-base.json" "diff $f"; do
+			"check --update-baseline --baseline $cache/bench-base.json" \
+			"check --fast --update-baseline --baseline $cache/bench-base.json" "diff $f" "diff --fast $f"; do
 			read -r -a args <<<"$c"
 			cisas=("$best_isa")
 			[ "$c" = "greedy --fast" ] && cisas=("${isas[@]}")
