@@ -686,8 +686,8 @@ static int walk_m(worker *w, size_t i)
 	const gtr_kernels *kn = &f->t->kernels;
 	mst *m = &f->ms[f->unit_m[i]];
 	/* its first events may be in the generation's pile */
-	const int64_t *pt = f->pile_t + f->poff[i];
 	size_t npt = f->pn[i], e = 0;
+	const int64_t *pt = npt ? f->pile_t + f->poff[i] : NULL;
 	for (size_t k = 0; k < mb->n; k++) {
 		/* A batch is a run of varints (each type byte is one too),
 		 * decoded at once by the kernels; what does not decode, or
