@@ -7,8 +7,8 @@
 # bytes, event types out of range, a generation's frequency removed,
 # headers of a newer Go; empty files, directories, /dev/null, text,
 # gzip; and every input of tests/regress. Each runs through greedy (text
-# and JSON), dump --stacks, footprint and stats, strictly and with
-# --lenient, and must:
+# and JSON, and --fast), dump --stacks, footprint and stats (and
+# --fast), strictly and with --lenient, and must:
 #  - give the same results with the index of a v1 trace split between
 #    two threads, whatever its size (footprint and greedy, strictly);
 #  - end with status 0 or 1 within 20 s;
@@ -114,6 +114,7 @@ every() {
 		run "$name" dump --stacks $mode "$f"
 		run "$name" footprint $mode "$f"
 		run "$name" stats $mode "$f"
+		run "$name" stats --fast -j2 $mode "$f"
 	done
 	split "$name" footprint "$f"
 	split "$name" greedy --json -n 3 "$f"
