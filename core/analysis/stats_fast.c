@@ -256,7 +256,7 @@ typedef struct fast {
 	size_t *pn, *poff;
 	size_t cappn, cappoff;
 	int64_t *pile_t;
-	size_t npile, cappile;
+	size_t cappile;
 	struct tcur *tc;
 	size_t captc;
 	uint32_t *pm;               /* the pile's events' Ms, in Go's order */
@@ -1491,7 +1491,6 @@ static int pile(fast *f)
 			by[f->tc[f->pm[k]].k++] = f->pile_t[k];
 		memmove(f->pile_t, by, n * sizeof *by);
 	}
-	f->npile = n;
 	if (at > f->last)
 		f->last = at;
 	return 0;

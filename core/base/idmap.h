@@ -128,12 +128,6 @@ void *gtr_idpool_add(gtr_idpool *p, uint64_t id);
 /* Drops the item of id, if there is one. */
 void gtr_idpool_drop(gtr_idpool *p, uint64_t id);
 
-/* The slot of an item of the pool (for gtr_idpool_at). */
-static inline size_t gtr_idpool_slot(const gtr_idpool *p, const void *item)
-{
-	return (size_t)((const unsigned char *)item - p->items) / p->elem;
-}
-
 /* The item in slot i (0..p->n-1), or NULL when the slot is free. */
 static inline void *gtr_idpool_at(const gtr_idpool *p, size_t i)
 {
