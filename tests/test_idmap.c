@@ -48,6 +48,27 @@ Test(idmap, get_or_put_puts_only_what_is_missing)
 	gtr_idmap_free(m);
 }
 
+Test(idmap, clear_empties_and_the_map_fills_again)
+{
+	gtr_idmap *m = gtr_idmap_create();
+	uint64_t v;
+	for (int round = 0; round < 3; round++) {
+		/* each round other keys, some the same as the round before */
+		for (uint64_t i = 0; i < 3000; i++)
+			cr_assert_eq(gtr_idmap_put(m, 0, i + (uint64_t)round * 1000, i), 0);
+		cr_assert_eq(gtr_idmap_count(m), 3000);
+		cr_assert_eq(gtr_idmap_get(m, 0, (uint64_t)round * 1000 + 2999, &v), 1);
+		cr_assert_eq(v, 2999);
+		gtr_idmap_clear(m);
+		cr_assert_eq(gtr_idmap_count(m), 0);
+		for (uint64_t i = 0; i < 5000; i++)
+			cr_assert_eq(gtr_idmap_get(m, 0, i, &v), 0, "key %llu kept", (unsigned long long)i);
+	}
+	gtr_idmap_clear(m); /* an empty one too */
+	cr_assert_eq(gtr_idmap_put(m, 1, 1, 1), 0);
+	gtr_idmap_free(m);
+}
+
 Test(idmap, delete_keeps_the_rest_reachable)
 {
 	gtr_idmap *m = gtr_idmap_create();

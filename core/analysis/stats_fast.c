@@ -60,6 +60,7 @@ enum { S_RUNNING, S_RUNNABLE, S_SYSCALL, S_WAITING, S_N };
 enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists */
 
 #define HINTS 4096
+#define REASON_IDS 1024
 #define PART_SLICES 3
 /* A share that had DENSE_AFTER slices counts the next ones in a dense
  * histogram, DENSE_MAX of them per worker and generation. */
@@ -204,6 +205,8 @@ typedef struct worker {
 	lateend *le;
 	size_t nle, caple;
 	gtr_idmap *reasons;         /* (gen, string id) -> block group + 1 */
+	uint16_t rsn[REASON_IDS];   /* the same for this generation's first ids */
+	size_t rsn_gen;             /* 1 + the generation rsn is of, 0 none */
 	uint32_t hint[HINTS];       /* see part() */
 	uint64_t *vals;             /* a batch's varints, decoded */
 	size_t capvals;
@@ -295,34 +298,30 @@ static int push(worker *w, recs *r, uint32_t part, uint64_t seq, int64_t t)
 {
 	if (seq > UINT32_MAX)
 		return FAIL(w, "a goroutine started more than 2^32 times in a generation");
-	if (gtr_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v) < 0)
+	if (r->n == r->cap && gtr_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v) < 0)
 		return GTR_E_NOMEM;
 	r->v[r->n++] = (rec){part, (uint32_t)seq, t};
 	return 0;
 }
 
-/* The worker's share of goroutine g in this generation. */
-static gpart *part(worker *w, int64_t g)
+/* part(), past the hint: the map, or a new share. */
+static gpart *part_slow(worker *w, int64_t g, uint32_t *hint)
 {
-	/* First the share this worker found for an id with the same low
-	 * bits, if it is g's (goroutine ids count up: those of one
-	 * generation mostly differ there); else the map. */
-	uint32_t *hint = &w->hint[(uint64_t)g & (HINTS - 1)];
-	if (*hint && *hint <= w->nparts && w->parts[*hint - 1].g == g)
-		return &w->parts[*hint - 1];
 	unsigned q = shard_of(w->f, g);
 	bucket *b = &w->bk[q];
 	uint64_t i;
-	if (w->nparts >= UINT32_MAX - 1 ||
-	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
-	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0)
-		return NULL;
 	int found = gtr_idmap_get_or_put(w->gidx, 0, (uint64_t)g, w->nparts, &i);
 	if (found < 0)
 		return NULL;
 	if (found) {
 		*hint = (uint32_t)i + 1;
 		return &w->parts[i];
+	}
+	if (w->nparts >= UINT32_MAX - 1 ||
+	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
+	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0) {
+		gtr_idmap_del(w->gidx, 0, (uint64_t)g);
+		return NULL;
 	}
 	b->parts[b->nparts++] = (uint32_t)w->nparts;
 	gpart *p = &w->parts[w->nparts++];
@@ -331,6 +330,18 @@ static gpart *part(worker *w, int64_t g)
 	p->q = (uint8_t)q;
 	*hint = (uint32_t)w->nparts;
 	return p;
+}
+
+/* The worker's share of goroutine g in this generation (NULL: out of
+ * memory). First the share this worker found for an id with the same
+ * low bits, if it is g's (goroutine ids count up: those of one
+ * generation mostly differ there); else the map. */
+static inline gpart *part(worker *w, int64_t g)
+{
+	uint32_t *hint = &w->hint[(uint64_t)g & (HINTS - 1)];
+	if (*hint && *hint <= w->nparts && w->parts[*hint - 1].g == g)
+		return &w->parts[*hint - 1];
+	return part_slow(w, g, hint);
 }
 
 static int state_of(uint8_t gs)
@@ -344,18 +355,28 @@ static int state_of(uint8_t gs)
 	}
 }
 
-/* The block group of reason string id of this generation; 0xff: "forever". */
+/* The block group of reason string id of this generation; 0xff: "forever".
+ * A GoBlock names its reason by a string id of its generation: the first
+ * ids (most reasons) are kept in an array, the others in a map. */
 static int block_of(worker *w, uint64_t id)
 {
 	fast *f = w->f;
+	if (w->rsn_gen != f->gen + 1) {
+		memset(w->rsn, 0, sizeof w->rsn);
+		w->rsn_gen = f->gen + 1;
+	}
 	uint64_t v;
-	if (gtr_idmap_get(w->reasons, f->gen, id, &v))
+	if (id < REASON_IDS && w->rsn[id])
+		return w->rsn[id] - 1;
+	if (id >= REASON_IDS && gtr_idmap_get(w->reasons, f->gen, id, &v))
 		return (int)v - 1;
 	gtr_str s = {"", 0};
 	if (id)
 		gtr_v2_string(f->t, (uint32_t)f->gen, id, &s);
 	int b = s.n == 7 && memcmp(s.p, "forever", 7) == 0 ? 0xff : (int)gtr_block_of_reason(s);
-	if (gtr_idmap_put(w->reasons, f->gen, id, (uint64_t)b + 1) < 0)
+	if (id < REASON_IDS)
+		w->rsn[id] = (uint16_t)(b + 1);
+	else if (gtr_idmap_put(w->reasons, f->gen, id, (uint64_t)b + 1) < 0)
 		return -1;
 	return b;
 }
@@ -684,7 +705,9 @@ static int walk_m(worker *w, size_t i)
 	const gtr_v2_gen *g = &ix->gens[f->gen];
 	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
 	const gtr_kernels *kn = &f->t->kernels;
-	mst *m = &f->ms[f->unit_m[i]];
+	/* The M's state, on this thread's stack while it walks: Ms next to
+	 * each other in f->ms, walked by other threads, share cache lines. */
+	mst ml = f->ms[f->unit_m[i]], *m = &ml;
 	/* its first events may be in the generation's pile */
 	size_t npt = f->pn[i], e = 0;
 	const int64_t *pt = npt ? f->pile_t + f->poff[i] : NULL;
@@ -730,6 +753,7 @@ static int walk_m(worker *w, size_t i)
 		}
 	}
 	m->late = 0; /* its next event is in a later generation */
+	f->ms[f->unit_m[i]] = ml;
 	return 0;
 }
 
@@ -948,8 +972,8 @@ static int late_ends(shard *h)
 					       "for (only Go's order can tell)");
 		}
 	}
-	gtr_idmap_free(h->lmap);
-	return (h->lmap = gtr_idmap_create()) ? 0 : GTR_E_NOMEM;
+	gtr_idmap_clear(h->lmap);
+	return 0;
 }
 
 /*
@@ -1249,9 +1273,7 @@ static int run_shards(fast *f, int64_t end)
 			bucket *b = &w->bk[q];
 			b->ws.n = b->we.n = b->gs.n = b->nparts = 0;
 		}
-		gtr_idmap_free(w->gidx);
-		if (!(w->gidx = gtr_idmap_create()) && rc >= 0)
-			rc = GTR_E_NOMEM;
+		gtr_idmap_clear(w->gidx);
 	}
 	return rc;
 }

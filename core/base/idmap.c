@@ -72,6 +72,13 @@ void gtr_idmap_free(gtr_idmap *m)
 	free(m);
 }
 
+void gtr_idmap_clear(gtr_idmap *m)
+{
+	if (m->count)
+		memset(m->slots, 0, m->cap * sizeof *m->slots);
+	m->count = 0;
+}
+
 /* The finalizer over the two keys and the map's seeds mixed: every bit
  * of each reaches the low bits that pick the slot (XXH3 of the 16 bytes
  * took a third of a lookup's time). The table is multiplied by a seed

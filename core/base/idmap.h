@@ -37,6 +37,10 @@ static inline uint64_t gtr_fmix64(uint64_t x)
 gtr_idmap *gtr_idmap_create(void);
 void gtr_idmap_free(gtr_idmap *m);
 
+/* Empties the map, keeping its room for as many entries as it had: a map
+ * refilled over and over (once per generation, say) grows once. */
+void gtr_idmap_clear(gtr_idmap *m);
+
 /*
  * Inserts or replaces. Returns 0, 1 when the key was already present
  * (the value is replaced), or GTR_E_NOMEM.

@@ -16,16 +16,6 @@
 #include "core/trace/spec_impl.h"
 #include "core/base/vec.h"
 
-int64_t gtr_v2_ns(double ns_per_tick, uint64_t ticks)
-{
-	double x = (double)ticks * ns_per_tick;
-	/* Go converts with CVTTSD2SQ, which yields INT64_MIN out of range;
-	 * in C that conversion would be undefined. */
-	if (!(x < 9223372036854775808.0) || x < -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
-
 int gtr_v2_fail(gtr_error *err, gtr_errcode code, uint64_t off, int64_t batch, int64_t event,
 		const char *fmt, ...)
 {

@@ -187,8 +187,16 @@ static inline const gtr_v2_index *gtr_v2_idx(const gtr_trace *t)
 	return (const gtr_v2_index *)t->impl;
 }
 
-/* Converts ticks to Go's nanoseconds (float64 multiply, truncation). */
-int64_t gtr_v2_ns(double ns_per_tick, uint64_t ticks);
+/* Converts ticks to Go's nanoseconds (float64 multiply, truncation).
+ * Go converts with CVTTSD2SQ, which yields INT64_MIN out of range; in C
+ * that conversion would be undefined. Inline: twice per event. */
+static inline int64_t gtr_v2_ns(double ns_per_tick, uint64_t ticks)
+{
+	double x = (double)ticks * ns_per_tick;
+	if (!(x < 9223372036854775808.0) || x < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
 
 /* Canonical (shortest) encoded length of v. */
 static inline unsigned gtr_v2_uvarint_len(uint64_t v)
