@@ -33,9 +33,11 @@ Test(sort, order_is_stable_and_sorted)
 	static uint64_t key[N];
 	static uint32_t got[N], want[N];
 	uint64_t s = 88172645463325252u;
-	/* Few distinct keys (ties), keys across all 64 bits, and keys that
-	 * differ only in their top digit. */
-	const uint64_t masks[] = {7, ~UINT64_C(0), UINT64_C(0xfff0000000000000), 0};
+	/* Few distinct keys (ties), keys across all 64 bits, keys that
+	 * differ only in their top digit, and keys with a hole in the middle
+	 * (digits that are one for all, whose passes are skipped). */
+	const uint64_t masks[] = {7, ~UINT64_C(0), UINT64_C(0xfff0000000000000),
+				  UINT64_C(0xffe00000000007ff), UINT64_C(0x3ff800007ff), 0};
 	for (size_t m = 0; m < sizeof masks / sizeof *masks; m++) {
 		for (size_t n = 0; n <= N; n = n ? n * 3 : 1) {
 			for (size_t i = 0; i < n; i++) {
@@ -79,10 +81,12 @@ static int cmp_u64_test(const void *a, const void *b)
 }
 
 /* Against qsort, with spreads that take an odd and an even number of
- * digit passes (the values end in the buffer, or back in place). */
+ * digit passes (the values end in the buffer, or back in place), and
+ * values with a hole in their middle digits (those passes skipped: an
+ * odd or even number of passes left). */
 Test(sort, u64_agrees_with_qsort)
 {
-	const uint64_t spans[] = {1000, UINT64_C(1) << 22, UINT64_C(1) << 33, UINT64_MAX};
+	const uint64_t spans[] = {1000, UINT64_C(1) << 22, UINT64_C(1) << 33, UINT64_MAX, 1, 2};
 	uint64_t x = 88172645463325252ull;
 	for (size_t s = 0; s < sizeof spans / sizeof *spans; s++) {
 		enum { N = 100003 };
@@ -90,7 +94,10 @@ Test(sort, u64_agrees_with_qsort)
 		cr_assert(v && w);
 		for (size_t i = 0; i < N; i++) {
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-			v[i] = w[i] = UINT64_C(12345) + (spans[s] == UINT64_MAX ? x : x % spans[s]);
+			uint64_t hole = spans[s] == 1 ? (x & 0x7ff) | (x >> 20 & 0xfff) << 44
+					: (x & 0x7ff) | (x >> 20 & 0x7ff) << 33;
+			v[i] = w[i] = spans[s] <= 2 ? hole
+				      : UINT64_C(12345) + (spans[s] == UINT64_MAX ? x : x % spans[s]);
 		}
 		cr_assert_eq(gtr_sort_u64(v, N), 0);
 		qsort(w, N, sizeof *w, cmp_u64_test);

@@ -272,6 +272,7 @@ typedef struct fast {
 	size_t nsteals_v, capsteals_v;
 	int64_t last;               /* the latest time so far */
 	uint64_t events;
+	int put_rc;                 /* put_rows: 0, or GTR_E_NOMEM */
 	char why[160];
 } fast;
 
@@ -757,11 +758,18 @@ static int walk_m(worker *w, size_t i)
 	return 0;
 }
 
+static int put_rows(fast *f);
+
 static void *work(void *arg)
 {
 	worker *w = arg;
 	fast *f = w->f;
 	size_t n = f->ix->gens[f->gen].nms;
+	/* The first worker gives the generation before's rows to the
+	 * analysis first, while the others walk (the Ms are shared out as
+	 * each worker comes for one). */
+	if (w == f->ws)
+		put_rows(f);
 	for (;;) {
 		size_t i = atomic_fetch_add_explicit(&f->next, 1, memory_order_relaxed);
 		if (i >= n || w->rc)
@@ -1240,8 +1248,30 @@ static void *shard_work(void *arg)
 	return NULL;
 }
 
-/* Runs every shard (merge, or finish when end >= 0), one thread each,
- * then gives the rows made final to the analysis. 0, GTR_E_NOMEM, or 1. */
+/* Gives the rows the shards made final to the analysis, in the shards'
+ * order (only one thread at a time may: the calling thread's worker, as
+ * it starts the next generation's walk, or the end). The rows are freed
+ * instead once it failed. 0 or GTR_E_NOMEM. */
+static int put_rows(fast *f)
+{
+	for (unsigned q = 0; q < f->jobs; q++) {
+		shard *h = &f->sh[q];
+		for (size_t i = 0; i < h->nout; i++) {
+			retired *r = &h->out[i];
+			if (f->put_rc == 0 && gtr_stats_put(f->acc, &r->row, r->name_gen, r->name_stack,
+							    r->name_create) < 0)
+				f->put_rc = GTR_E_NOMEM;
+			else if (f->put_rc != 0)
+				gtr_hist_free(&r->row.slices);
+		}
+		h->nout = 0;
+	}
+	return f->put_rc;
+}
+
+/* Runs every shard (merge, or finish when end >= 0), one thread each.
+ * The rows made final wait in the shards for put_rows.
+ * 0, GTR_E_NOMEM, or 1. */
 static int run_shards(fast *f, int64_t end)
 {
 	for (unsigned q = 0; q < f->jobs; q++)
@@ -1256,15 +1286,6 @@ static int run_shards(fast *f, int64_t end)
 			rc = 1;
 			why_ordered(f->why, sizeof f->why, h->why);
 		}
-		for (size_t i = 0; i < h->nout; i++) {
-			retired *r = &h->out[i];
-			if (rc == 0 && gtr_stats_put(f->acc, &r->row, r->name_gen, r->name_stack,
-						     r->name_create) < 0)
-				rc = GTR_E_NOMEM;
-			else if (rc != 0)
-				gtr_hist_free(&r->row.slices);
-		}
-		h->nout = 0;
 	}
 	for (unsigned j = 0; j < f->jobs; j++) {
 		worker *w = &f->ws[j];
@@ -1378,6 +1399,8 @@ static void fast_free(fast *f)
 			free(h->uk);
 			free(h->ut);
 			free(h->uo);
+			for (size_t i = 0; i < h->nout; i++) /* rows not yet put */
+				gtr_hist_free(&h->out[i].row.slices);
 			free(h->out);
 			free(h->dead);
 		}
@@ -1567,6 +1590,8 @@ static int run(fast *f, gtr_stats_fast_info *info)
 		on_threads(work, f->ws, sizeof *f->ws, f->jobs);
 		double t1 = gtr_seconds();
 		walk += t1 - t0;
+		if (f->put_rc)
+			return f->put_rc;
 		for (unsigned j = 0; j < f->jobs; j++) {
 			worker *w = &f->ws[j];
 			if (w->rc < 0)
@@ -1599,6 +1624,8 @@ static int run(fast *f, gtr_stats_fast_info *info)
 	f->events++;
 	int rc = run_shards(f, end);
 	if (rc != 0)
+		return rc;
+	if ((rc = put_rows(f)) != 0)
 		return rc;
 	gtr_stats_span(f->acc, f->events, 0, (uint64_t)end);
 	return 0;

@@ -43,6 +43,8 @@ int gtr_sort_order(const uint64_t *key, size_t n, uint32_t *order)
 		size_t at[BUCKETS] = {0};
 		for (size_t i = 0; i < n; i++)
 			at[k0[i] >> sh & (BUCKETS - 1)]++;
+		if (at[k0[0] >> sh & (BUCKETS - 1)] == n)
+			continue; /* one digit for all: the pass would move nothing */
 		size_t sum = 0;
 		for (size_t d = 0; d < BUCKETS; d++) {
 			size_t c = at[d];
@@ -89,6 +91,8 @@ int gtr_sort_u64(uint64_t *v, size_t n)
 		size_t at[BUCKETS] = {0};
 		for (size_t i = 0; i < n; i++)
 			at[(a[i] - lo) >> sh & (BUCKETS - 1)]++;
+		if (at[(a[0] - lo) >> sh & (BUCKETS - 1)] == n)
+			continue; /* one digit for all: the pass would move nothing */
 		size_t sum = 0;
 		for (size_t d = 0; d < BUCKETS; d++) {
 			size_t c = at[d];
