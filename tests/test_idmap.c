@@ -96,6 +96,59 @@ Test(idmap, delete_keeps_the_rest_reachable)
 	gtr_idmap_free(m);
 }
 
+/* gtr_idpage against gtr_idmap, over rounds cleared between them: ids
+ * close together (pages), far apart (the map), and both at once. */
+Test(idpage, agrees_with_idmap_dense_and_sparse)
+{
+	gtr_idpage *pg = gtr_idpage_create();
+	cr_assert_not_null(pg);
+	srand(7);
+	for (int round = 0; round < 6; round++) {
+		gtr_idmap *m = gtr_idmap_create();
+		cr_assert_not_null(m);
+		uint64_t base = (uint64_t)round * 100000;
+		for (uint32_t n = 1; n <= 20000; n++) {
+			uint64_t id;
+			if (round % 3 == 0) /* counting up, with some old ones */
+				id = rand() % 8 ? base + (uint64_t)(rand() % 30000) : (uint64_t)(rand() % 100);
+			else if (round % 3 == 1) /* a page each, far apart, and hostile */
+				id = (uint64_t)rand() << 20 ^ (uint64_t)rand() << 40 ^ (uint64_t)(rand() % 7);
+			else /* both */
+				id = rand() % 2 ? base + (uint64_t)(rand() % 5000) : (uint64_t)rand() << 33;
+			uint32_t *at = gtr_idpage_slot(pg, id);
+			cr_assert_not_null(at);
+			uint64_t v;
+			int had = gtr_idmap_get(m, 0, id, &v);
+			cr_assert_eq(*at != 0, had, "round %d id %llu", round, (unsigned long long)id);
+			if (had)
+				cr_assert_eq(*at, (uint32_t)v);
+			else {
+				*at = n;
+				cr_assert_eq(gtr_idmap_put(m, 0, id, n), 0);
+			}
+		}
+		size_t it = 0;
+		uint64_t t, id, v;
+		while (gtr_idmap_next(m, &it, &t, &id, &v)) {
+			uint32_t *at = gtr_idpage_slot(pg, id);
+			cr_assert(at && *at == (uint32_t)v, "round %d: id %llu lost", round, (unsigned long long)id);
+		}
+		/* pages follow the ids: 20000 of them make at most 64 + 20000/16,
+		 * and the pages of one round serve the next */
+		cr_assert_leq(gtr_idpage_pages(pg), 64 + 1250 + 1);
+		if (round % 3 == 1)
+			cr_assert_geq(gtr_idpage_pages(pg), 64 + 1000, "the sparse ids took no pages");
+		gtr_idmap_free(m);
+		gtr_idpage_clear(pg);
+		uint32_t *at = gtr_idpage_slot(pg, base + 1);
+		cr_assert(at && *at == 0, "kept across a clear");
+		*at = 1;
+		gtr_idpage_clear(pg);
+	}
+	gtr_idpage_free(pg);
+	gtr_idpage_free(NULL);
+}
+
 Test(idpool, slots_are_reused_and_items_kept)
 {
 	gtr_idpool p;

@@ -190,7 +190,7 @@ typedef struct mst {
 
 typedef struct worker {
 	struct fast *f;
-	gtr_idmap *gidx;            /* goroutine -> index in parts (this generation) */
+	gtr_idpage *gidx;           /* goroutine -> 1 + index in parts (this generation) */
 	gpart *parts;
 	size_t nparts, capparts;
 	bucket *bk;                 /* per shard */
@@ -305,31 +305,28 @@ static int push(worker *w, recs *r, uint32_t part, uint64_t seq, int64_t t)
 	return 0;
 }
 
-/* part(), past the hint: the map, or a new share. */
+/* part(), past the hint: the index, or a new share. */
 static gpart *part_slow(worker *w, int64_t g, uint32_t *hint)
 {
+	uint32_t *slot = gtr_idpage_slot(w->gidx, (uint64_t)g);
+	if (!slot)
+		return NULL;
+	if (*slot) {
+		*hint = *slot;
+		return &w->parts[*slot - 1];
+	}
 	unsigned q = shard_of(w->f, g);
 	bucket *b = &w->bk[q];
-	uint64_t i;
-	int found = gtr_idmap_get_or_put(w->gidx, 0, (uint64_t)g, w->nparts, &i);
-	if (found < 0)
-		return NULL;
-	if (found) {
-		*hint = (uint32_t)i + 1;
-		return &w->parts[i];
-	}
 	if (w->nparts >= UINT32_MAX - 1 ||
 	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
-	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0) {
-		gtr_idmap_del(w->gidx, 0, (uint64_t)g);
+	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0)
 		return NULL;
-	}
 	b->parts[b->nparts++] = (uint32_t)w->nparts;
 	gpart *p = &w->parts[w->nparts++];
 	memset(p, 0, sizeof *p);
 	p->g = g;
 	p->q = (uint8_t)q;
-	*hint = (uint32_t)w->nparts;
+	*hint = *slot = (uint32_t)w->nparts;
 	return p;
 }
 
@@ -1294,7 +1291,7 @@ static int run_shards(fast *f, int64_t end)
 			bucket *b = &w->bk[q];
 			b->ws.n = b->we.n = b->gs.n = b->nparts = 0;
 		}
-		gtr_idmap_clear(w->gidx);
+		gtr_idpage_clear(w->gidx);
 	}
 	return rc;
 }
@@ -1364,7 +1361,7 @@ static void fast_free(fast *f)
 	if (f->ws)
 		for (unsigned j = 0; j < f->jobs; j++) {
 			worker *w = &f->ws[j];
-			gtr_idmap_free(w->gidx);
+			gtr_idpage_free(w->gidx);
 			gtr_idmap_free(w->reasons);
 			free(w->parts);
 			for (unsigned q = 0; w->bk && q < f->jobs; q++) {
@@ -1657,7 +1654,7 @@ int gtr_stats_fast(const gtr_trace *t, const gtr_stats_keep *keep, unsigned jobs
 		rc = GTR_E_NOMEM;
 	for (unsigned j = 0; rc == 0 && j < jobs; j++) {
 		f.ws[j].f = &f;
-		f.ws[j].gidx = gtr_idmap_create();
+		f.ws[j].gidx = gtr_idpage_create();
 		f.ws[j].reasons = gtr_idmap_create();
 		f.sh[j].f = &f;
 		f.sh[j].q = j;

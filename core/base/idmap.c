@@ -301,6 +301,128 @@ size_t gtr_idvec_count(const gtr_idvec *m)
 	return m->count;
 }
 
+/* --- pages --- */
+
+#define PAGE_IDS ((size_t)1 << GTR_IDPAGE_BITS)
+#define PAGE_FAR UINT64_MAX
+
+struct gtr_idpage {
+	gtr_idmap *dir;     /* page number -> index in pages, or PAGE_FAR */
+	uint32_t **pages;   /* in use: 0..npages-1; made: 0..made-1 */
+	size_t npages, made, cap;
+	uint64_t key;       /* the page found last: its number + 1 (0 none) */
+	uint32_t *last;
+	gtr_idmap *far;     /* id -> index in farv, for ids of no page */
+	uint32_t *farv;
+	size_t nfar, capfar;
+	size_t ids;         /* empty places handed out: the ids put */
+};
+
+gtr_idpage *gtr_idpage_create(void)
+{
+	gtr_idpage *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->dir = gtr_idmap_create();
+	m->far = gtr_idmap_create();
+	if (!m->dir || !m->far) {
+		gtr_idpage_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void gtr_idpage_free(gtr_idpage *m)
+{
+	if (!m)
+		return;
+	gtr_idmap_free(m->dir);
+	gtr_idmap_free(m->far);
+	for (size_t i = 0; i < m->made; i++)
+		free(m->pages[i]);
+	free(m->pages);
+	free(m->farv);
+	free(m);
+}
+
+void gtr_idpage_clear(gtr_idpage *m)
+{
+	for (size_t i = 0; i < m->npages; i++)
+		memset(m->pages[i], 0, PAGE_IDS * sizeof **m->pages);
+	m->npages = 0;
+	m->key = 0;
+	m->nfar = 0;
+	m->ids = 0;
+	gtr_idmap_clear(m->dir);
+	gtr_idmap_clear(m->far);
+}
+
+size_t gtr_idpage_pages(const gtr_idpage *m)
+{
+	return m->made;
+}
+
+/* id's page, made when there is room; NULL: it has none (or out of
+ * memory: *nomem). */
+static uint32_t *page_of(gtr_idpage *m, uint64_t id, int *nomem)
+{
+	uint64_t key = id >> GTR_IDPAGE_BITS, v;
+	if (m->key == key + 1)
+		return m->last;
+	uint32_t *pg = NULL;
+	if (gtr_idmap_get(m->dir, 0, key, &v)) {
+		if (v == PAGE_FAR)
+			return NULL;
+		pg = m->pages[v];
+	} else {
+		int room = m->npages < 64 + m->ids / 16;
+		if (room && m->npages == m->made) {
+			if (gtr_grow(&m->pages, &m->cap, m->made + 1, sizeof *m->pages) < 0 ||
+			    !(m->pages[m->made] = calloc(PAGE_IDS, sizeof **m->pages))) {
+				*nomem = 1;
+				return NULL;
+			}
+			m->made++;
+		}
+		if (gtr_idmap_put(m->dir, 0, key, room ? m->npages : PAGE_FAR) < 0) {
+			*nomem = 1;
+			return NULL;
+		}
+		if (!room)
+			return NULL;
+		pg = m->pages[m->npages++];
+	}
+	m->key = key + 1;
+	m->last = pg;
+	return pg;
+}
+
+uint32_t *gtr_idpage_slot(gtr_idpage *m, uint64_t id)
+{
+	int nomem = 0;
+	uint32_t *pg = page_of(m, id, &nomem), *at;
+	if (nomem)
+		return NULL;
+	if (pg) {
+		at = &pg[id & (PAGE_IDS - 1)];
+	} else {
+		uint64_t i;
+		int found = gtr_idmap_get_or_put(m->far, 0, id, m->nfar, &i);
+		if (found < 0)
+			return NULL;
+		if (!found) {
+			if (gtr_grow(&m->farv, &m->capfar, m->nfar + 1, sizeof *m->farv) < 0) {
+				gtr_idmap_del(m->far, 0, id);
+				return NULL;
+			}
+			m->farv[m->nfar++] = 0;
+		}
+		at = &m->farv[i];
+	}
+	m->ids += *at == 0;
+	return at;
+}
+
 /* --- the pool --- */
 
 int gtr_idpool_init(gtr_idpool *p, size_t elem)

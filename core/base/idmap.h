@@ -96,6 +96,31 @@ int gtr_idvec_get(const gtr_idvec *m, uint64_t table, uint64_t id, uint64_t *val
 size_t gtr_idvec_count(const gtr_idvec *m);
 
 /*
+ * 32-bit values by 64-bit id, for ids that mostly come close together
+ * (the goroutines of a generation: ids count up, so the new ones fill a
+ * few pages): pages of GTR_IDPAGE ids, found by their number, so that a
+ * run of new ids costs an array's stores, not a probe of a big table
+ * each. Memory follows the ids put, whatever they are: past 64 + n/16
+ * pages for n ids, a new page's ids go to a map instead (and stay
+ * there until the next clear). Refilled often: gtr_idpage_clear keeps
+ * the memory.
+ */
+#define GTR_IDPAGE_BITS 9
+typedef struct gtr_idpage gtr_idpage;
+
+gtr_idpage *gtr_idpage_create(void);
+void gtr_idpage_free(gtr_idpage *m);
+void gtr_idpage_clear(gtr_idpage *m);
+
+/* The place of id's value (0: none yet), made when missing; the caller
+ * writes a nonzero value in an empty one at once. A pointer lasts until
+ * the next call. NULL: out of memory. */
+uint32_t *gtr_idpage_slot(gtr_idpage *m, uint64_t id);
+
+/* Pages made in all, for tests: sparse ids must not make one each. */
+size_t gtr_idpage_pages(const gtr_idpage *m);
+
+/*
  * Items of elem bytes found by a 64-bit id, each kept only while it is
  * alive: a dropped item's slot is reused, so memory follows the items
  * alive at once (goroutines running, goroutines not yet exited), not all
