@@ -149,7 +149,7 @@ typedef struct recs {
 /* A worker's records of one generation for the goroutines of one shard,
  * so that a shard's merge reads only its own. */
 typedef struct bucket {
-	recs ws, we, gs;     /* wait starts, unblocks, GoStarts */
+	recs ws, we;         /* wait starts, unblocks */
 	uint32_t *parts;     /* the shares, by index */
 	size_t nparts, capparts;
 } bucket;
@@ -565,11 +565,6 @@ static int step(worker *w, mst *m, uint64_t mid, unsigned type, const uint64_t *
 	case GTR_V2_EV_GO_START: {
 		if ((rc = trans(w, (int64_t)a[0], GTR_GS_RUNNABLE, GTR_GS_RUNNING, t, 0, a[1], 0)) != 0)
 			return rc;
-		gpart *p = part(w, (int64_t)a[0]); /* the hint's: no look-up */
-		if (!p)
-			return GTR_E_NOMEM;
-		if ((rc = push(w, &w->bk[p->q].gs, (uint32_t)(p - w->parts), a[1], t)) != 0)
-			return rc;
 		m->g = (int64_t)a[0];
 		m->known = 1;
 		m->seq = a[1];
@@ -896,6 +891,61 @@ static int merge_steals(fast *f)
 	return 0;
 }
 
+/* A cursor over an M's events in a generation, for their own times. */
+typedef struct tcur {
+	size_t k;               /* its next batch */
+	const uint8_t *p, *end; /* what is left of the batch */
+	uint64_t btime;         /* the batch's base time, ticks */
+	int64_t last;           /* Go's batch cursor (as walk_m's) */
+	int64_t t;              /* the event's own time; INT64_MAX: no more */
+	unsigned ranks;         /* the places it takes in Go's order */
+	unsigned type;          /* the event's type */
+	uint64_t a[2];          /* its first two arguments after the time (0: none) */
+} tcur;
+
+/* The next event of the i-th M of this generation: its time (as walk_m
+ * computes it) and ranks. What does not decode ends the cursor (the walk
+ * then says so). */
+static void tcur_next(const fast *f, size_t i, tcur *c)
+{
+	const gtr_v2_index *ix = f->ix;
+	const gtr_v2_gen *g = &ix->gens[f->gen];
+	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
+	c->t = INT64_MAX;
+	while (c->p >= c->end) {
+		if (c->k >= mb->n)
+			return;
+		const gtr_v2_batch *bt = &ix->batches[ix->mb[mb->first + c->k++]];
+		c->p = f->t->data + bt->data;
+		c->end = c->p + bt->len;
+		c->btime = bt->time;
+		c->last = 0;
+	}
+	uint64_t type, dt = 0, v;
+	int n = gtr_uvarint_decode(c->p, c->end, &type);
+	if (n <= 0 || type >= GTR_V2_NUM_EVENTS)
+		return;
+	const gtr_v2_layout *l = &ix->lay[type];
+	if (!l->valid || !(l->flags & GTR_V2_TIMED) || (l->flags & GTR_V2_DATA) || !l->wire_args)
+		return;
+	const uint8_t *q = c->p + n;
+	c->a[0] = c->a[1] = 0;
+	for (unsigned a = 0; a < l->wire_args; a++) {
+		if ((n = gtr_uvarint_decode(q, c->end, a ? &v : &dt)) <= 0)
+			return;
+		if (a && a <= 2)
+			c->a[a - 1] = v;
+		q += n;
+	}
+	c->type = (unsigned)type;
+	c->p = q;
+	if (c->last == 0)
+		c->last = gtr_v2_ns(g->ns_per_tick, c->btime);
+	c->last = (int64_t)((uint64_t)gtr_v2_ns(g->ns_per_tick, dt) + (uint64_t)c->last);
+	c->t = c->last - f->base;
+	c->ranks = type == GTR_V2_EV_GO_SWITCH || type == GTR_V2_EV_GO_SWITCH_DESTROY ? 3 : 1;
+}
+
 /* Syscall ends of shard h's goroutines that Go's reader puts after
  * their P's steal (rare: a map and a check against each ProcStart of
  * the generation, bounded). 0, GTR_E_NOMEM, or 1 (go ordered). */
@@ -965,14 +1015,18 @@ static int late_ends(shard *h)
 	}
 	if (!pushed)
 		return 0;
-	for (unsigned j = 0; j < f->jobs; j++) {
-		const worker *w = &f->ws[j];
-		const recs *gs = &w->bk[h->q].gs;
-		for (size_t i = 0; i < gs->n; i++) {
-			const rec *r = &gs->v[i];
+	/* Rare: the generation's GoStarts read again, at the walk's times. */
+	const gtr_v2_gen *g = &f->ix->gens[f->gen];
+	for (size_t i = 0; i < g->nms; i++) {
+		tcur c = {0};
+		for (size_t e = 0;; e++) {
+			tcur_next(f, i, &c);
+			if (c.t == INT64_MAX)
+				break;
+			int64_t t = e < f->pn[i] ? f->pile_t[f->poff[i] + e] : c.t <= f->sync ? f->sync + 1 : c.t;
 			uint64_t at;
-			if (gtr_idmap_get(h->lmap, r->seq, (uint64_t)w->parts[r->part].g, &at) &&
-			    r->t <= (int64_t)at)
+			if (c.type == GTR_V2_EV_GO_START && shard_of(f, (int64_t)c.a[0]) == h->q &&
+			    gtr_idmap_get(h->lmap, c.a[1], c.a[0], &at) && t <= (int64_t)at)
 				return FAIL(h, "a goroutine started before the steal Go's reader waits "
 					       "for (only Go's order can tell)");
 		}
@@ -1289,7 +1343,7 @@ static int run_shards(fast *f, int64_t end)
 		w->nparts = w->nle = w->npst = w->nhists = w->ndense = 0;
 		for (unsigned q = 0; q < f->jobs; q++) {
 			bucket *b = &w->bk[q];
-			b->ws.n = b->we.n = b->gs.n = b->nparts = 0;
+			b->ws.n = b->we.n = b->nparts = 0;
 		}
 		gtr_idpage_clear(w->gidx);
 	}
@@ -1367,7 +1421,6 @@ static void fast_free(fast *f)
 			for (unsigned q = 0; w->bk && q < f->jobs; q++) {
 				free(w->bk[q].ws.v);
 				free(w->bk[q].we.v);
-				free(w->bk[q].gs.v);
 				free(w->bk[q].parts);
 			}
 			free(w->bk);
@@ -1412,55 +1465,6 @@ static void fast_free(fast *f)
 	free(f->pile_t);
 	free(f->tc);
 	free(f->pm);
-}
-
-/* A cursor over an M's events in a generation, for their own times. */
-typedef struct tcur {
-	size_t k;               /* its next batch */
-	const uint8_t *p, *end; /* what is left of the batch */
-	uint64_t btime;         /* the batch's base time, ticks */
-	int64_t last;           /* Go's batch cursor (as walk_m's) */
-	int64_t t;              /* the event's own time; INT64_MAX: no more */
-	unsigned ranks;         /* the places it takes in Go's order */
-} tcur;
-
-/* The next event of the i-th M of this generation: its time (as walk_m
- * computes it) and ranks. What does not decode ends the cursor (the walk
- * then says so). */
-static void tcur_next(const fast *f, size_t i, tcur *c)
-{
-	const gtr_v2_index *ix = f->ix;
-	const gtr_v2_gen *g = &ix->gens[f->gen];
-	const gtr_v2_mbatches *mb = &ix->ms[g->ms_first + i];
-	c->t = INT64_MAX;
-	while (c->p >= c->end) {
-		if (c->k >= mb->n)
-			return;
-		const gtr_v2_batch *bt = &ix->batches[ix->mb[mb->first + c->k++]];
-		c->p = f->t->data + bt->data;
-		c->end = c->p + bt->len;
-		c->btime = bt->time;
-		c->last = 0;
-	}
-	uint64_t type, dt = 0, v;
-	int n = gtr_uvarint_decode(c->p, c->end, &type);
-	if (n <= 0 || type >= GTR_V2_NUM_EVENTS)
-		return;
-	const gtr_v2_layout *l = &ix->lay[type];
-	if (!l->valid || !(l->flags & GTR_V2_TIMED) || (l->flags & GTR_V2_DATA) || !l->wire_args)
-		return;
-	const uint8_t *q = c->p + n;
-	for (unsigned a = 0; a < l->wire_args; a++) {
-		if ((n = gtr_uvarint_decode(q, c->end, a ? &v : &dt)) <= 0)
-			return;
-		q += n;
-	}
-	c->p = q;
-	if (c->last == 0)
-		c->last = gtr_v2_ns(g->ns_per_tick, c->btime);
-	c->last = (int64_t)((uint64_t)gtr_v2_ns(g->ns_per_tick, dt) + (uint64_t)c->last);
-	c->t = c->last - f->base;
-	c->ranks = type == GTR_V2_EV_GO_SWITCH || type == GTR_V2_EV_GO_SWITCH_DESTROY ? 3 : 1;
 }
 
 #define PILE_MAX (UINT64_C(1) << 22)
