@@ -71,7 +71,6 @@ enum { SUM_ASSIST = S_WAITING, SUM_N }; /* sums: the three states, then assists 
  * and (added up) the goroutine alive in the merges. */
 typedef struct gacc {
 	int64_t sum[SUM_N];          /* signed: + leaving, - entering */
-	int64_t wsum[GTR_BLOCK_N];   /* - the starts of its waits, by reason (+ their ends, merged) */
 	int32_t net[S_N];            /* entries - exits, per state */
 	int32_t assist;              /* begins - ends */
 	uint8_t dead;                /* it exited, or blocked forever */
@@ -101,8 +100,6 @@ static void gacc_add(gacc *dst, const gacc *src)
 {
 	for (int s = 0; s < SUM_N; s++)
 		dst->sum[s] += src->sum[s];
-	for (int b = 0; b < GTR_BLOCK_N; b++)
-		dst->wsum[b] += src->wsum[b];
 	for (int s = 0; s < S_N; s++)
 		dst->net[s] += src->net[s];
 	dst->assist += src->assist;
@@ -131,11 +128,12 @@ typedef struct gpart {
 
 /*
  * What a worker found in a generation that its merge joins, for the
- * goroutine of share `part`: a wait's start (its number seq, its reason
- * group in t), an unblock or a start (number, time). Numbers count the
- * starts of a goroutine in a generation: one past 32 bits sends the
- * run to the ordered path.
+ * goroutine of share `part`: a wait's start (its number, time, and its
+ * reason group in part's top bits: REC_BLOCK) or an unblock (number,
+ * time). Numbers count the starts of a goroutine in a generation: one
+ * past 32 bits sends the run to the ordered path.
  */
+#define REC_BLOCK 29
 typedef struct rec {
 	uint32_t part, seq;
 	int64_t t;
@@ -223,6 +221,8 @@ typedef struct glive {
 	int64_t id;
 	gtr_hist slices;            /* (its row's times are made from `a` when it is retired) */
 	gacc a;
+	int64_t wsum[GTR_BLOCK_N];  /* its waits' times, by reason (joined in the merges) */
+	int64_t wait_t;             /* when its open wait began */
 	int8_t wait;                /* the block group of its open wait, -1 none */
 	uint8_t gone;               /* retired: dropped at the merge's end */
 } glive;
@@ -317,7 +317,7 @@ static gpart *part_slow(worker *w, int64_t g, uint32_t *hint)
 	}
 	unsigned q = shard_of(w->f, g);
 	bucket *b = &w->bk[q];
-	if (w->nparts >= UINT32_MAX - 1 ||
+	if (w->nparts >= (UINT32_C(1) << REC_BLOCK) - 1 ||
 	    gtr_grow(&w->parts, &w->capparts, w->nparts + 1, sizeof *w->parts) < 0 ||
 	    gtr_grow(&b->parts, &b->capparts, b->nparts + 1, sizeof *b->parts) < 0)
 		return NULL;
@@ -417,10 +417,9 @@ static int trans(worker *w, int64_t g, uint8_t from, uint8_t to, int64_t t, int 
 	if (st < 0)
 		return 0;
 	p->a.net[st]++;
-	if (st == S_WAITING) {
-		p->a.wsum[block] -= t;
-		return push(w, &b->ws, pi, from == GTR_GS_UNDETERMINED ? 0 : seq, block);
-	}
+	if (st == S_WAITING)
+		return push(w, &b->ws, pi | (uint32_t)block << REC_BLOCK,
+			    from == GTR_GS_UNDETERMINED ? 0 : seq, t);
 	p->a.sum[st] -= t;
 	return 0;
 }
@@ -802,6 +801,10 @@ struct shard {
 	size_t cappk, cappw, cappo;
 	gtr_idmap *lmap;            /* (seq, g) -> time: a start that must come after a steal */
 	uint64_t *wk, *uk;          /* the join's keys: waits begun, unblocks */
+	int64_t *wt;                /* the waits' starts */
+	uint8_t *wb;                /* their block groups, | WAIT_JOINED */
+	uint32_t *wo;               /* the waits in key order */
+	size_t capwt, capwb, capwo;
 	int64_t *ut;                /* the unblocks' times */
 	uint32_t *uo;               /* the unblocks in key order */
 	size_t capwk, capuk, caput, capuo;
@@ -848,7 +851,7 @@ static int retire(shard *h, glive *l, int64_t end)
 	r->row.t.syscall = nonneg(l->a.sum[S_SYSCALL]);
 	r->row.t.gc_assist = nonneg(l->a.sum[SUM_ASSIST]);
 	for (int b = 0; b < GTR_BLOCK_N; b++)
-		r->row.t.block[b] = nonneg(l->a.wsum[b]);
+		r->row.t.block[b] = nonneg(l->wsum[b]);
 	r->name_gen = l->a.name_gen;
 	r->name_stack = l->a.name_kind ? l->a.name_stack : 0;
 	r->name_create = l->a.name_kind == 2;
@@ -1042,14 +1045,15 @@ static int late_ends(shard *h)
  * a wait from an earlier generation, with the first. Both lists are
  * sorted by (goroutine slot, number) and walked together, so that the
  * goroutines are visited in slot order, not looked up. A wait's key:
- * slot << 37 | number << 4 | block << 1 | joined; an unblock's: (slot <<
- * 33 | number) - 1, so that the two compare as key >> 4 and key (an
- * unblock numbered 0 gets the key of the number 2^33 - 1, which no wait
- * has).
+ * slot << 33 | number; an unblock's: (slot << 33 | number) - 1, so that
+ * a wait and the unblock that ends it have one key (an unblock numbered
+ * 0 gets the key of the number 2^33 - 1, which no wait has). A wait's
+ * time, its end less its start, goes to its reason group.
  * 0, GTR_E_NOMEM, or 1 (go ordered).
  */
 #define JOIN_SLOT_BITS 27
 #define JOIN_SEQ_BITS 33
+#define WAIT_JOINED 0x80
 static int join_waits(shard *h)
 {
 	fast *f = h->f;
@@ -1058,22 +1062,31 @@ static int join_waits(shard *h)
 		nw += f->ws[j].bk[h->q].ws.n;
 		nu += f->ws[j].bk[h->q].we.n;
 	}
-	if (nu > UINT32_MAX || gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
+	if (nu > UINT32_MAX || nw > UINT32_MAX ||
+	    gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
+	    gtr_grow(&h->wt, &h->capwt, nw + 1, sizeof *h->wt) < 0 ||
+	    gtr_grow(&h->wb, &h->capwb, nw + 1, sizeof *h->wb) < 0 ||
+	    gtr_grow(&h->wo, &h->capwo, nw + 1, sizeof *h->wo) < 0 ||
 	    gtr_grow(&h->uk, &h->capuk, nu + 1, sizeof *h->uk) < 0 ||
 	    gtr_grow(&h->ut, &h->caput, nu + 1, sizeof *h->ut) < 0 ||
 	    gtr_grow(&h->uo, &h->capuo, nu + 1, sizeof *h->uo) < 0)
 		return GTR_E_NOMEM;
 	const uint64_t seq_max = (UINT64_C(1) << JOIN_SEQ_BITS) - 1;
+	const uint32_t part_mask = (UINT32_C(1) << REC_BLOCK) - 1;
 	size_t iw = 0, iu = 0;
 	for (unsigned j = 0; j < f->jobs; j++) {
 		const worker *w = &f->ws[j];
 		const recs *ws = &w->bk[h->q].ws, *we = &w->bk[h->q].we;
 		for (size_t i = 0; i < ws->n; i++) {
 			const rec *r = &ws->v[i];
-			uint64_t slot = w->parts[r->part].slot;
+			uint64_t slot = w->parts[r->part & part_mask].slot;
 			if (slot >> JOIN_SLOT_BITS || r->seq >= seq_max)
 				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
-			h->wk[iw++] = slot << (JOIN_SEQ_BITS + 4) | (uint64_t)r->seq << 4 | (uint64_t)r->t << 1;
+			h->wk[iw] = slot << JOIN_SEQ_BITS | r->seq;
+			h->wt[iw] = r->t;
+			h->wb[iw] = (uint8_t)(r->part >> REC_BLOCK);
+			h->wo[iw] = (uint32_t)iw;
+			iw++;
 		}
 		for (size_t i = 0; i < we->n; i++) {
 			const rec *r = &we->v[i];
@@ -1086,38 +1099,43 @@ static int join_waits(shard *h)
 			iu++;
 		}
 	}
-	if (gtr_sort_u64(h->wk, nw) < 0 || gtr_sort_order(h->uk, nu, h->uo) < 0)
+	if (gtr_sort_order(h->wk, nw, h->wo) < 0 || gtr_sort_order(h->uk, nu, h->uo) < 0)
 		return GTR_E_NOMEM;
 	for (size_t i = 1; i < nw; i++)
-		if (h->wk[i] >> 4 == h->wk[i - 1] >> 4)
+		if (h->wk[h->wo[i]] == h->wk[h->wo[i - 1]])
 			return FAIL(h, "two waits of a goroutine with one number");
 	size_t k = 0;
 	for (size_t i = 0; i < nu; i++) {
 		uint64_t key = h->uk[h->uo[i]];
 		uint64_t slot = (key + 1) >> JOIN_SEQ_BITS, seq = (key + 1) & seq_max;
-		while (k < nw && h->wk[k] >> 4 < key)
+		while (k < nw && h->wk[h->wo[k]] < key)
 			k++;
 		glive *l = &h->lv[slot];
-		int block = -1;
-		if (seq >= 1 && k < nw && h->wk[k] >> 4 == key) {
-			block = (int)(h->wk[k] >> 1 & 7);
-			h->wk[k++] |= 1;
+		int block;
+		int64_t start;
+		if (seq >= 1 && k < nw && h->wk[h->wo[k]] == key) {
+			uint32_t x = h->wo[k++];
+			block = h->wb[x];
+			start = h->wt[x];
+			h->wb[x] |= WAIT_JOINED;
 		} else if (seq == 1 && l->wait >= 0) {
 			block = l->wait;
+			start = l->wait_t;
 			l->wait = -1;
 		} else {
 			return FAIL(h, "an unblock that no wait matches");
 		}
-		l->a.wsum[block] += h->ut[h->uo[i]];
+		l->wsum[block] += h->ut[h->uo[i]] - start;
 	}
 	/* Waits still open go on into the next generation. */
-	for (size_t i = 0; i < nw; i++) {
-		if (h->wk[i] & 1)
+	for (size_t x = 0; x < nw; x++) {
+		if (h->wb[x] & WAIT_JOINED)
 			continue;
-		glive *l = &h->lv[h->wk[i] >> (JOIN_SEQ_BITS + 4)];
+		glive *l = &h->lv[h->wk[x] >> JOIN_SEQ_BITS];
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine with two waits open");
-		l->wait = (int8_t)(h->wk[i] >> 1 & 7);
+		l->wait = (int8_t)h->wb[x];
+		l->wait_t = h->wt[x];
 	}
 	return 0;
 }
@@ -1281,7 +1299,7 @@ static int finish_shard(shard *h)
 		if (open == S_WAITING) {
 			if (l->wait < 0)
 				return FAIL(h, "a goroutine waiting at the end for no reason");
-			l->a.wsum[l->wait] += end;
+			l->wsum[l->wait] += end - l->wait_t;
 		} else {
 			l->a.sum[open] += end;
 		}
@@ -1446,6 +1464,9 @@ static void fast_free(fast *f)
 			free(h->po);
 			gtr_idmap_free(h->lmap);
 			free(h->wk);
+			free(h->wt);
+			free(h->wb);
+			free(h->wo);
 			free(h->uk);
 			free(h->ut);
 			free(h->uo);
