@@ -224,18 +224,11 @@ typedef struct glive {
 	int64_t wsum[GTR_BLOCK_N];  /* its waits' times, by reason (joined in the merges) */
 	int64_t wait_t;             /* when its open wait began */
 	int8_t wait;                /* the block group of its open wait, -1 none */
-	uint8_t gone;               /* retired: dropped at the merge's end */
+	uint8_t gone;               /* retired: its row is final, and goes to the analysis
+				     * in put_rows, which then drops it */
 } glive;
 
 typedef struct shard shard;
-
-/* A goroutine's final row, and what names it. */
-typedef struct retired {
-	gtr_gstats row;
-	uint32_t name_gen;
-	uint64_t name_stack;
-	int name_create;
-} retired;
 
 typedef struct fast {
 	const gtr_trace *t;
@@ -808,8 +801,6 @@ struct shard {
 	int64_t *ut;                /* the unblocks' times */
 	uint32_t *uo;               /* the unblocks in key order */
 	size_t capwk, capuk, caput, capuo;
-	retired *out;               /* rows made final, for the calling thread */
-	size_t nout, capout;
 	size_t *dead;               /* slots of goroutines that exited in this generation */
 	size_t ndead, capdead;
 	int64_t end;                /* finish: the trace's end; else -1 */
@@ -836,28 +827,32 @@ static uint64_t nonneg(int64_t v)
 	return v > 0 ? (uint64_t)v : 0;
 }
 
-/* The final row of l, an assist still open ending at `end`: for the
- * calling thread to give to the analysis. */
-static int retire(shard *h, glive *l, int64_t end)
+/* Goroutine l is retired: its row is final (put_rows gives it to the
+ * analysis). 0 or GTR_E_NOMEM. */
+static int retire(shard *h, size_t slot)
 {
-	if (gtr_grow(&h->out, &h->capout, h->nout + 1, sizeof *h->out) < 0)
+	if (gtr_grow(&h->dead, &h->capdead, h->ndead + 1, sizeof *h->dead) < 0)
 		return GTR_E_NOMEM;
-	retired *r = &h->out[h->nout++];
-	r->row = (gtr_gstats){.id = l->id, .slices = l->slices};
+	h->dead[h->ndead++] = slot;
+	h->lv[slot].gone = 1;
+	return 0;
+}
+
+/* The final row of l (its slices taken), an assist still open ending
+ * at `end`. */
+static gtr_gstats row_of(glive *l, int64_t end)
+{
+	gtr_gstats row = {.id = l->id, .slices = l->slices};
 	if (l->a.assist > 0)
 		l->a.sum[SUM_ASSIST] += end;
-	r->row.t.exec = nonneg(l->a.sum[S_RUNNING]);
-	r->row.t.sched_wait = nonneg(l->a.sum[S_RUNNABLE]);
-	r->row.t.syscall = nonneg(l->a.sum[S_SYSCALL]);
-	r->row.t.gc_assist = nonneg(l->a.sum[SUM_ASSIST]);
+	row.t.exec = nonneg(l->a.sum[S_RUNNING]);
+	row.t.sched_wait = nonneg(l->a.sum[S_RUNNABLE]);
+	row.t.syscall = nonneg(l->a.sum[S_SYSCALL]);
+	row.t.gc_assist = nonneg(l->a.sum[SUM_ASSIST]);
 	for (int b = 0; b < GTR_BLOCK_N; b++)
-		r->row.t.block[b] = nonneg(l->wsum[b]);
-	r->name_gen = l->a.name_gen;
-	r->name_stack = l->a.name_kind ? l->a.name_stack : 0;
-	r->name_create = l->a.name_kind == 2;
+		row.t.block[b] = nonneg(l->wsum[b]);
 	l->slices = (gtr_hist){0}; /* taken */
-	l->gone = 1;
-	return 0;
+	return row;
 }
 
 static int cmp_steal(const void *a, const void *b)
@@ -1255,17 +1250,8 @@ static int merge_shard(shard *h)
 		for (int k = 0; k < S_N; k++)
 			if (l->a.net[k] != 0)
 				return FAIL(h, "a goroutine that exited in no single state");
-		if (retire(h, l, l->a.dead_t) < 0)
-			return GTR_E_NOMEM;
+		l->gone = 1;
 	}
-	if (h->ndead) {
-		size_t n = 0;
-		for (size_t i = 0; i < h->nlv; i++)
-			if (!h->lv[i].gone)
-				h->lv[n++] = h->lv[i];
-		h->nlv = n;
-	}
-	h->ndead = 0;
 	return 0;
 }
 
@@ -1303,7 +1289,7 @@ static int finish_shard(shard *h)
 		} else {
 			l->a.sum[open] += end;
 		}
-		if (retire(h, l, end) < 0)
+		if (retire(h, s) < 0)
 			return GTR_E_NOMEM;
 	}
 	return 0;
@@ -1318,22 +1304,32 @@ static void *shard_work(void *arg)
 }
 
 /* Gives the rows the shards made final to the analysis, in the shards'
- * order (only one thread at a time may: the calling thread's worker, as
- * it starts the next generation's walk, or the end). The rows are freed
- * instead once it failed. 0 or GTR_E_NOMEM. */
+ * order, and drops their goroutines (only one thread at a time may: the
+ * calling thread's worker, as it starts the next generation's walk, or
+ * the end). The rows are freed instead once it failed. The rows wait
+ * in the goroutines alive, not copied out. 0 or GTR_E_NOMEM. */
 static int put_rows(fast *f)
 {
 	for (unsigned q = 0; q < f->jobs; q++) {
 		shard *h = &f->sh[q];
-		for (size_t i = 0; i < h->nout; i++) {
-			retired *r = &h->out[i];
-			if (f->put_rc == 0 && gtr_stats_put(f->acc, &r->row, r->name_gen, r->name_stack,
-							    r->name_create) < 0)
+		if (!h->ndead)
+			continue;
+		for (size_t i = 0; i < h->ndead; i++) {
+			glive *l = &h->lv[h->dead[i]];
+			gtr_gstats row = row_of(l, l->a.dead ? l->a.dead_t : h->end);
+			if (f->put_rc == 0 &&
+			    gtr_stats_put(f->acc, &row, l->a.name_gen, l->a.name_kind ? l->a.name_stack : 0,
+					  l->a.name_kind == 2) < 0)
 				f->put_rc = GTR_E_NOMEM;
 			else if (f->put_rc != 0)
-				gtr_hist_free(&r->row.slices);
+				gtr_hist_free(&row.slices);
 		}
-		h->nout = 0;
+		size_t n = 0;
+		for (size_t i = 0; i < h->nlv; i++)
+			if (!h->lv[i].gone)
+				h->lv[n++] = h->lv[i];
+		h->nlv = n;
+		h->ndead = 0;
 	}
 	return f->put_rc;
 }
@@ -1470,9 +1466,6 @@ static void fast_free(fast *f)
 			free(h->uk);
 			free(h->ut);
 			free(h->uo);
-			for (size_t i = 0; i < h->nout; i++) /* rows not yet put */
-				gtr_hist_free(&h->out[i].row.slices);
-			free(h->out);
 			free(h->dead);
 		}
 	free(f->sh);
@@ -1644,7 +1637,10 @@ static int run(fast *f, gtr_stats_fast_info *info)
 	/* The closing Sync, 1 ns past the last event. */
 	int64_t end = f->last + 1;
 	f->events++;
-	int rc = run_shards(f, end);
+	int rc = put_rows(f); /* the last generation's */
+	if (rc != 0)
+		return rc;
+	rc = run_shards(f, end);
 	if (rc != 0)
 		return rc;
 	if ((rc = put_rows(f)) != 0)
