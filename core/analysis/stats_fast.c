@@ -796,11 +796,9 @@ struct shard {
 	uint64_t *wk, *uk;          /* the join's keys: waits begun, unblocks */
 	int64_t *wt;                /* the waits' starts */
 	uint8_t *wb;                /* their block groups, | WAIT_JOINED */
-	uint32_t *wo;               /* the waits in key order */
-	size_t capwt, capwb, capwo;
+	size_t capwt, capwb;
 	int64_t *ut;                /* the unblocks' times */
-	uint32_t *uo;               /* the unblocks in key order */
-	size_t capwk, capuk, caput, capuo;
+	size_t capwk, capuk, caput;
 	size_t *dead;               /* slots of goroutines that exited in this generation */
 	size_t ndead, capdead;
 	int64_t end;                /* finish: the trace's end; else -1 */
@@ -1033,83 +1031,85 @@ static int late_ends(shard *h)
 	return 0;
 }
 
+static unsigned bit_len(uint64_t v)
+{
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
 /*
  * Joins the waits begun in this generation by shard h's goroutines to
  * the unblocks that end them: the wait after the start numbered s (0:
  * after the generation's status) ends with the unblock numbered s + 1;
  * a wait from an earlier generation, with the first. Both lists are
  * sorted by (goroutine slot, number) and walked together, so that the
- * goroutines are visited in slot order, not looked up. A wait's key:
- * slot << 33 | number; an unblock's: (slot << 33 | number) - 1, so that
- * a wait and the unblock that ends it have one key (an unblock numbered
- * 0 gets the key of the number 2^33 - 1, which no wait has). A wait's
- * time, its end less its start, goes to its reason group.
+ * goroutines are visited in slot order, not looked up. Keys pack the
+ * slot, the number (a wait's + 1, so that it is the unblock's that ends
+ * it) and the record's index, in as many bits as the generation needs
+ * (past 64, the ordered path runs). A wait's time, its end less its
+ * start, goes to its reason group.
  * 0, GTR_E_NOMEM, or 1 (go ordered).
  */
-#define JOIN_SLOT_BITS 27
-#define JOIN_SEQ_BITS 33
 #define WAIT_JOINED 0x80
 static int join_waits(shard *h)
 {
 	fast *f = h->f;
 	size_t nw = 0, nu = 0;
+	uint64_t top = 0; /* the largest number, a wait's + 1 */
 	for (unsigned j = 0; j < f->jobs; j++) {
-		nw += f->ws[j].bk[h->q].ws.n;
-		nu += f->ws[j].bk[h->q].we.n;
+		const recs *ws = &f->ws[j].bk[h->q].ws, *we = &f->ws[j].bk[h->q].we;
+		nw += ws->n;
+		nu += we->n;
+		for (size_t i = 0; i < ws->n; i++)
+			top = (uint64_t)ws->v[i].seq + 1 > top ? (uint64_t)ws->v[i].seq + 1 : top;
+		for (size_t i = 0; i < we->n; i++)
+			top = we->v[i].seq > top ? we->v[i].seq : top;
 	}
-	if (nu > UINT32_MAX || nw > UINT32_MAX ||
-	    gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
+	if (!nw && !nu)
+		return 0;
+	const unsigned qb = bit_len(top), ib = bit_len(nw > nu ? nw : nu);
+	if (bit_len(h->nlv) + qb + ib > 64)
+		return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
+	if (gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
 	    gtr_grow(&h->wt, &h->capwt, nw + 1, sizeof *h->wt) < 0 ||
 	    gtr_grow(&h->wb, &h->capwb, nw + 1, sizeof *h->wb) < 0 ||
-	    gtr_grow(&h->wo, &h->capwo, nw + 1, sizeof *h->wo) < 0 ||
 	    gtr_grow(&h->uk, &h->capuk, nu + 1, sizeof *h->uk) < 0 ||
-	    gtr_grow(&h->ut, &h->caput, nu + 1, sizeof *h->ut) < 0 ||
-	    gtr_grow(&h->uo, &h->capuo, nu + 1, sizeof *h->uo) < 0)
+	    gtr_grow(&h->ut, &h->caput, nu + 1, sizeof *h->ut) < 0)
 		return GTR_E_NOMEM;
-	const uint64_t seq_max = (UINT64_C(1) << JOIN_SEQ_BITS) - 1;
 	const uint32_t part_mask = (UINT32_C(1) << REC_BLOCK) - 1;
+	const uint64_t imask = (UINT64_C(1) << ib) - 1, qmask = (UINT64_C(1) << qb) - 1;
 	size_t iw = 0, iu = 0;
 	for (unsigned j = 0; j < f->jobs; j++) {
 		const worker *w = &f->ws[j];
 		const recs *ws = &w->bk[h->q].ws, *we = &w->bk[h->q].we;
-		for (size_t i = 0; i < ws->n; i++) {
+		for (size_t i = 0; i < ws->n; i++, iw++) {
 			const rec *r = &ws->v[i];
 			uint64_t slot = w->parts[r->part & part_mask].slot;
-			if (slot >> JOIN_SLOT_BITS || r->seq >= seq_max)
-				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
-			h->wk[iw] = slot << JOIN_SEQ_BITS | r->seq;
+			h->wk[iw] = (slot << qb | ((uint64_t)r->seq + 1)) << ib | iw;
 			h->wt[iw] = r->t;
 			h->wb[iw] = (uint8_t)(r->part >> REC_BLOCK);
-			h->wo[iw] = (uint32_t)iw;
-			iw++;
 		}
-		for (size_t i = 0; i < we->n; i++) {
+		for (size_t i = 0; i < we->n; i++, iu++) {
 			const rec *r = &we->v[i];
 			uint64_t slot = w->parts[r->part].slot;
-			if (slot >> JOIN_SLOT_BITS || r->seq > seq_max)
-				return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
-			h->uk[iu] = (slot << JOIN_SEQ_BITS | r->seq) - 1;
+			h->uk[iu] = (slot << qb | r->seq) << ib | iu;
 			h->ut[iu] = r->t;
-			h->uo[iu] = (uint32_t)iu;
-			iu++;
 		}
 	}
-	if (gtr_sort_order(h->wk, nw, h->wo) < 0 || gtr_sort_order(h->uk, nu, h->uo) < 0)
+	if (gtr_sort_u64(h->wk, nw) < 0 || gtr_sort_u64(h->uk, nu) < 0)
 		return GTR_E_NOMEM;
 	for (size_t i = 1; i < nw; i++)
-		if (h->wk[h->wo[i]] == h->wk[h->wo[i - 1]])
+		if (h->wk[i] >> ib == h->wk[i - 1] >> ib)
 			return FAIL(h, "two waits of a goroutine with one number");
 	size_t k = 0;
 	for (size_t i = 0; i < nu; i++) {
-		uint64_t key = h->uk[h->uo[i]];
-		uint64_t slot = (key + 1) >> JOIN_SEQ_BITS, seq = (key + 1) & seq_max;
-		while (k < nw && h->wk[h->wo[k]] < key)
+		uint64_t key = h->uk[i] >> ib, seq = key & qmask;
+		glive *l = &h->lv[key >> qb];
+		while (k < nw && h->wk[k] >> ib < key)
 			k++;
-		glive *l = &h->lv[slot];
 		int block;
 		int64_t start;
-		if (seq >= 1 && k < nw && h->wk[h->wo[k]] == key) {
-			uint32_t x = h->wo[k++];
+		if (seq >= 1 && k < nw && h->wk[k] >> ib == key) {
+			size_t x = (size_t)(h->wk[k++] & imask);
 			block = h->wb[x];
 			start = h->wt[x];
 			h->wb[x] |= WAIT_JOINED;
@@ -1120,13 +1120,14 @@ static int join_waits(shard *h)
 		} else {
 			return FAIL(h, "an unblock that no wait matches");
 		}
-		l->wsum[block] += h->ut[h->uo[i]] - start;
+		l->wsum[block] += h->ut[h->uk[i] & imask] - start;
 	}
 	/* Waits still open go on into the next generation. */
-	for (size_t x = 0; x < nw; x++) {
+	for (k = 0; k < nw; k++) {
+		size_t x = (size_t)(h->wk[k] & imask);
 		if (h->wb[x] & WAIT_JOINED)
 			continue;
-		glive *l = &h->lv[h->wk[x] >> JOIN_SEQ_BITS];
+		glive *l = &h->lv[h->wk[k] >> (ib + qb)];
 		if (l->wait >= 0)
 			return FAIL(h, "a goroutine with two waits open");
 		l->wait = (int8_t)h->wb[x];
@@ -1462,10 +1463,8 @@ static void fast_free(fast *f)
 			free(h->wk);
 			free(h->wt);
 			free(h->wb);
-			free(h->wo);
 			free(h->uk);
 			free(h->ut);
-			free(h->uo);
 			free(h->dead);
 		}
 	free(f->sh);
