@@ -1,6 +1,8 @@
 /* simd/uvarint.c: scalar reference kernels. */
 #include "uvarint.h"
 
+#include <string.h>
+
 ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n)
 {
 	const uint8_t *q = p;
@@ -58,15 +60,28 @@ ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, 
 	const uint8_t *q = p;
 	size_t n = 0;
 	for (;;) {
-		const uint8_t *e = q;
-		while (e < lim && *e >= 0x80)
-			e++;
-		if (e >= lim)
-			break;
 		uint64_t v;
-		int k = gtr_uvarint_decode(q, end, &v);
-		if (k <= 0) /* an end is before lim: not short, but too long */
-			return k < 0 ? k : GTR_UVARINT_SKIP_SHORT;
+		int k;
+		/* One to three bytes, most values, without a loop. */
+		if (q < lim && q[0] < 0x80) {
+			v = q[0];
+			k = 1;
+		} else if (lim - q >= 2 && q[1] < 0x80) {
+			v = (uint64_t)(q[0] & 0x7f) | (uint64_t)q[1] << 7;
+			k = 2;
+		} else if (lim - q >= 3 && q[2] < 0x80) {
+			v = (uint64_t)(q[0] & 0x7f) | (uint64_t)(q[1] & 0x7f) << 7 | (uint64_t)q[2] << 14;
+			k = 3;
+		} else {
+			const uint8_t *e = q;
+			while (e < lim && *e >= 0x80)
+				e++;
+			if (e >= lim)
+				break;
+			k = gtr_uvarint_decode(q, end, &v);
+			if (k <= 0) /* an end is before lim: not short, but too long */
+				return k < 0 ? k : GTR_UVARINT_SKIP_SHORT;
+		}
 		out[n] = v < GTR_UVARINT32_LONG ? (uint32_t)v : GTR_UVARINT32_LONG;
 		steps[n] = v < 64 ? lut[v] : 0;
 		n++;
@@ -76,12 +91,34 @@ ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, 
 	return (ptrdiff_t)n;
 }
 
+/*
+ * The ends among 8 bytes read as one word: bit i set iff byte i < 0x80.
+ * Each byte's high bit, inverted and moved to bit 0 of its byte, is
+ * gathered into the top byte by one multiply (bit 8k lands on bit 56 + k,
+ * and no two partial products meet). Little-endian hosts only.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WORD_ENDS 1
+static inline unsigned word_ends(const uint8_t *q)
+{
+	uint64_t w;
+	memcpy(&w, q, sizeof w);
+	uint64_t t = (~w & UINT64_C(0x8080808080808080)) >> 7;
+	return (unsigned)((t * UINT64_C(0x0102040810204080)) >> 56);
+}
+#endif
+
 size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *bits)
 {
 	size_t len = (size_t)(end - p), set = 0;
 	for (size_t w = 0; w * 64 < len; w++) {
 		uint64_t m = 0;
-		for (size_t i = 0; i < 64 && w * 64 + i < len; i++)
+		size_t i = 0;
+#ifdef WORD_ENDS
+		for (; i < 64 && w * 64 + i + 8 <= len; i += 8)
+			m |= (uint64_t)word_ends(p + w * 64 + i) << i;
+#endif
+		for (; i < 64 && w * 64 + i < len; i++)
 			m |= (uint64_t)(p[w * 64 + i] < 0x80) << i;
 		bits[w] = m;
 		set += (size_t)__builtin_popcountll(m);
@@ -92,6 +129,13 @@ size_t gtr_uvarint_marks_scalar(const uint8_t *p, const uint8_t *end, uint64_t *
 size_t gtr_uvarint_count_scalar(const uint8_t *p, const uint8_t *end)
 {
 	size_t n = 0;
+#ifdef WORD_ENDS
+	for (; end - p >= 8; p += 8) {
+		uint64_t w;
+		memcpy(&w, p, sizeof w);
+		n += (size_t)__builtin_popcountll(~w & UINT64_C(0x8080808080808080));
+	}
+#endif
 	for (; p < end; p++)
 		n += *p < 0x80;
 	return n;

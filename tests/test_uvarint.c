@@ -129,6 +129,10 @@ static void agree(const uint8_t *p, size_t len, size_t n)
 	size_t mk = gtr_uvarint_marks_scalar(p, end, bwant);
 	cr_assert_eq(gtr_uvarint_count_scalar(p, end), count_ends(p, len), "scalar count (len %zu)", len);
 	cr_assert_eq(mk, count_ends(p, len), "scalar marks (len %zu)", len);
+	/* (the scalar kernels take 8 bytes at a time: each bit against its byte) */
+	for (size_t i = 0; i < words * 64; i++)
+		cr_assert_eq(bwant[i / 64] >> (i % 64) & 1, i < len && p[i] < 0x80,
+			     "scalar marks: bit %zu (len %zu)", i, len);
 	for (size_t i = 0; i < nwide; i++) {
 		const gtr_kernels *k = &wide[i];
 		const char *isa = gtr_isa_name(k->isa);
