@@ -1,5 +1,6 @@
 /* tests/test_idmap.c */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "core/base/idmap.h"
 
@@ -299,4 +300,124 @@ Test(idmap, chosen_ids_do_not_share_a_probe_run)
 	}
 	gtr_idmap_free(one);
 	gtr_idmap_free(many);
+}
+
+/* A small deterministic generator for the model tests below. */
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * gtr_idmap_get_hot against a plain array, under gets of the same key in
+ * runs (what it remembers) mixed with puts, deletes (whose shifts move
+ * keys), clears and bursts of new keys (which grow the map and move them
+ * all): a remembered slot that outlived its key would answer wrong here.
+ */
+Test(idmap, get_hot_agrees_through_puts_deletes_grows_and_clears)
+{
+	enum { TABLES = 3, IDS = 4096 };
+	static uint64_t model[TABLES][IDS]; /* value + 1, 0: absent */
+	gtr_idmap *m = gtr_idmap_create();
+	cr_assert_not_null(m);
+	uint64_t s = 88172645463325252u, t = 0, id = 1, v;
+	for (int op = 0; op < 400000; op++) {
+		uint64_t r = next_rand(&s);
+		if (r % 4 != 0) { /* mostly: the same key again */
+			t = (r >> 8) % TABLES;
+			id = (r >> 16) % 64;
+		}
+		switch ((r >> 32) % 16) {
+		case 0: case 1: case 2:
+			cr_assert_geq(gtr_idmap_put(m, t, id, r >> 40), 0);
+			model[t][id] = (r >> 40) + 1;
+			break;
+		case 3:
+			cr_assert_eq(gtr_idmap_del(m, t, id), model[t][id] != 0);
+			model[t][id] = 0;
+			break;
+		case 4:
+			if ((r >> 20) % 64 == 0) {
+				gtr_idmap_clear(m);
+				memset(model, 0, sizeof model);
+			} else if ((r >> 20) % 8 == 0) {
+				for (uint64_t k = 64; k < IDS; k += 1 + (r >> 50) % 7) {
+					cr_assert_geq(gtr_idmap_put(m, k % TABLES, k, k), 0);
+					model[k % TABLES][k] = k + 1;
+				}
+			}
+			break;
+		default: {
+			int found = gtr_idmap_get_hot(m, t, id, &v);
+			cr_assert_eq(found, model[t][id] != 0, "op %d: table %llu id %llu", op,
+				     (unsigned long long)t, (unsigned long long)id);
+			if (found)
+				cr_assert_eq(v + 1, model[t][id], "op %d", op);
+		}
+		}
+	}
+	for (uint64_t a = 0; a < TABLES; a++)
+		for (uint64_t b = 0; b < IDS; b++) {
+			cr_assert_eq(gtr_idmap_get(m, a, b, &v), model[a][b] != 0);
+			if (model[a][b])
+				cr_assert_eq(v + 1, model[a][b]);
+		}
+	gtr_idmap_free(m);
+}
+
+/* The pool's remembered item against a plain array, the same way: finds
+ * of the same id in runs, adds (which grow the items and the table),
+ * drops (whose shifts move entries, and whose slots are reused). */
+Test(idpool, find_agrees_through_adds_drops_and_grows)
+{
+	enum { IDS = 4096 };
+	static uint64_t model[IDS]; /* value + 1, 0: absent */
+	gtr_idpool p;
+	cr_assert_eq(gtr_idpool_init(&p, sizeof(uint64_t)), 0);
+	uint64_t s = 2463534242u, id = 1;
+	for (int op = 0; op < 400000; op++) {
+		uint64_t r = next_rand(&s);
+		if (r % 4 != 0)
+			id = (r >> 16) % 64;
+		uint64_t *it;
+		switch ((r >> 32) % 16) {
+		case 0: case 1: case 2:
+			if (model[id])
+				break;
+			it = gtr_idpool_add(&p, id);
+			cr_assert_not_null(it);
+			*it = r >> 40;
+			model[id] = (r >> 40) + 1;
+			break;
+		case 3:
+			gtr_idpool_drop(&p, id);
+			model[id] = 0;
+			break;
+		case 4:
+			if ((r >> 20) % 8 == 0)
+				for (uint64_t k = 64; k < IDS; k++)
+					if (!model[k] && (k + r) % 5 == 0) {
+						it = gtr_idpool_add(&p, k);
+						cr_assert_not_null(it);
+						*it = k;
+						model[k] = k + 1;
+					}
+			break;
+		default:
+			it = gtr_idpool_find(&p, id);
+			cr_assert_eq(it != NULL, model[id] != 0, "op %d: id %llu", op, (unsigned long long)id);
+			if (it)
+				cr_assert_eq(*it + 1, model[id], "op %d", op);
+		}
+	}
+	for (uint64_t k = 0; k < IDS; k++) {
+		uint64_t *it = gtr_idpool_find(&p, k);
+		cr_assert_eq(it != NULL, model[k] != 0);
+		if (it)
+			cr_assert_eq(*it + 1, model[k]);
+	}
+	gtr_idpool_free(&p);
 }

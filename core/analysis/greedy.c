@@ -112,7 +112,7 @@ static void heap_push(run *r, const gtr_slice *s)
 static gstate *gstate_of(run *r, int64_t id)
 {
 	uint64_t idx;
-	if (gtr_idmap_get(r->gids, 0, (uint64_t)id, &idx))
+	if (gtr_idmap_get_hot(r->gids, 0, (uint64_t)id, &idx))
 		return &r->gs[idx];
 	if (r->nspare) {
 		idx = r->spare[--r->nspare];
@@ -345,7 +345,7 @@ static int on_event(run *r, const gtr_event *ev)
 		const gtr_transition *tr = gtr_event_trans(ev, i);
 		uint64_t idx;
 		if (tr->res != GTR_RES_G || tr->to != GTR_GS_NOTEXIST ||
-		    !gtr_idmap_get(r->gids, 0, (uint64_t)tr->id, &idx))
+		    !gtr_idmap_get_hot(r->gids, 0, (uint64_t)tr->id, &idx))
 			continue;
 		if (r->gs[idx].running >= 0)
 			continue;

@@ -139,7 +139,7 @@ static uint64_t gbits(run *r, int64_t g)
 {
 	uint64_t v = 0;
 	if (g >= 0)
-		gtr_idmap_get(r->gs, 0, (uint64_t)g, &v);
+		gtr_idmap_get_hot(r->gs, 0, (uint64_t)g, &v);
 	return v;
 }
 

@@ -82,7 +82,7 @@ static void add_busy(run *r, int64_t row, uint64_t s, uint64_t e)
 static int64_t row_of(run *r, gtr_row_kind kind, int64_t id)
 {
 	uint64_t v;
-	if (gtr_idmap_get(r->rowmap, kind, (uint64_t)id, &v))
+	if (gtr_idmap_get_hot(r->rowmap, kind, (uint64_t)id, &v))
 		return (int64_t)v;
 	gtr_timeline *tl = r->tl;
 	if (tl->nrows >= GTR_TIMELINE_MAX_ROWS)

@@ -380,7 +380,7 @@ static void coarsen_busy(run *r)
 static int64_t row_of(run *r, int64_t p)
 {
 	uint64_t v;
-	if (gtr_idmap_get(r->prow, 0, (uint64_t)p, &v))
+	if (gtr_idmap_get_hot(r->prow, 0, (uint64_t)p, &v))
 		return (int64_t)v;
 	gtr_zoom *z = r->z;
 	if (z->nrows >= GTR_ZOOM_MAX_ROWS)

@@ -20,6 +20,7 @@ struct gtr_idmap {
 	size_t cap; /* power of two */
 	size_t count;
 	uint64_t seed, tmul; /* gtr_hash_seed; tmul is odd */
+	size_t last;         /* the slot + 1 gtr_idmap_get_hot last found a key in (0: none) */
 };
 
 static uint64_t process_seed;
@@ -115,8 +116,23 @@ static int grow(gtr_idmap *m)
 	return 0;
 }
 
+/* The slot of the key last found, if it still holds this key. The slot
+ * is checked, not trusted: since it was found, a delete may have emptied
+ * it or moved another key in, a clear emptied it, a grow moved every key
+ * (slots only ever grow in number, so it is still one of them). */
+static slot *recall(const gtr_idmap *m, uint64_t table, uint64_t id)
+{
+	slot *s = m->last ? &m->slots[m->last - 1] : NULL;
+	return s && s->used && s->id == id && s->table == table ? s : NULL;
+}
+
 int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value)
 {
+	slot *hot = recall(m, table, id);
+	if (hot) {
+		hot->value = value;
+		return 1;
+	}
 	if ((m->count + 1) * 4 > m->cap * 3 && grow(m) < 0)
 		return GTR_E_NOMEM;
 	slot *s = find(m, table, id);
@@ -127,6 +143,19 @@ int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value)
 	s->used = 1;
 	m->count += !existed;
 	return existed;
+}
+
+int gtr_idmap_get_hot(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value)
+{
+	slot *s = recall(m, table, id);
+	if (!s) {
+		s = find(m, table, id);
+		if (!s->used)
+			return 0;
+		m->last = (size_t)(s - m->slots) + 1;
+	}
+	*value = s->value;
+	return 1;
 }
 
 int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value)
@@ -478,10 +507,16 @@ static int pool_grow(gtr_idpool *p)
 	return 0;
 }
 
-void *gtr_idpool_find(const gtr_idpool *p, uint64_t id)
+void *gtr_idpool_find(gtr_idpool *p, uint64_t id)
 {
+	if (p->last_at1 && p->last_id == id)
+		return p->items + (p->last_at1 - 1) * p->elem;
 	const gtr_idpool_ent *e = pool_find(p, id);
-	return e->at1 ? p->items + (e->at1 - 1) * p->elem : NULL;
+	if (!e->at1)
+		return NULL;
+	p->last_id = id;
+	p->last_at1 = e->at1;
+	return p->items + (e->at1 - 1) * p->elem;
 }
 
 void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
@@ -507,6 +542,8 @@ void *gtr_idpool_add(gtr_idpool *p, uint64_t id)
 	else
 		p->nfreed--;
 	p->used[at] = 1;
+	p->last_id = id;
+	p->last_at1 = (uint64_t)at + 1;
 	unsigned char *item = p->items + at * p->elem;
 	memset(item, 0, p->elem);
 	return item;
@@ -518,6 +555,8 @@ void gtr_idpool_drop(gtr_idpool *p, uint64_t id)
 	if (!e->at1)
 		return;
 	size_t at = (size_t)(e->at1 - 1);
+	if (p->last_at1 == e->at1)
+		p->last_at1 = 0;
 	/* Backward-shift deletion, as gtr_idmap_del. */
 	size_t mask = p->tcap - 1, i = (size_t)(e - p->tab);
 	for (size_t j = (i + 1) & mask; p->tab[j].at1; j = (j + 1) & mask) {

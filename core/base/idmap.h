@@ -51,6 +51,15 @@ int gtr_idmap_put(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t value);
 int gtr_idmap_get(const gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value);
 
 /*
+ * gtr_idmap_get for a map one thread owns and asks for the same key in
+ * runs (an analysis's goroutines: an event names its goroutine several
+ * times, the next event often the same one): the map remembers where
+ * it found the key, and the next get or put of that key goes there
+ * without a probe. Writes the map, so no other thread may read it.
+ */
+int gtr_idmap_get_hot(gtr_idmap *m, uint64_t table, uint64_t id, uint64_t *value);
+
+/*
  * One probe for a get, then a put when the key is not there: returns 1
  * and fills *value when found; else puts `fresh`, fills *value with it
  * and returns 0; or GTR_E_NOMEM (nothing put).
@@ -142,14 +151,18 @@ typedef struct gtr_idpool {
 	size_t cap, capused, capfreed;
 	size_t *freed;       /* slots to reuse */
 	size_t nfreed;
+	/* The id found or added last and its slot + 1 (0: none): an event
+	 * names its goroutine several times, and the next event often the
+	 * same one, so most finds are answered here, without a probe. */
+	uint64_t last_id, last_at1;
 } gtr_idpool;
 
 /* 0 or GTR_E_NOMEM. A pool that failed to start can still be freed. */
 int gtr_idpool_init(gtr_idpool *p, size_t elem);
 void gtr_idpool_free(gtr_idpool *p);
 
-/* The item of id, or NULL. */
-void *gtr_idpool_find(const gtr_idpool *p, uint64_t id);
+/* The item of id, or NULL. (Not const: it remembers what it found.) */
+void *gtr_idpool_find(gtr_idpool *p, uint64_t id);
 
 /* A zeroed item for id, which must not be in the pool; NULL when out of memory. */
 void *gtr_idpool_add(gtr_idpool *p, uint64_t id);
