@@ -1031,11 +1031,6 @@ static int late_ends(shard *h)
 	return 0;
 }
 
-static unsigned bit_len(uint64_t v)
-{
-	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
-}
-
 /*
  * Joins the waits begun in this generation by shard h's goroutines to
  * the unblocks that end them: the wait after the start numbered s (0:
@@ -1066,8 +1061,8 @@ static int join_waits(shard *h)
 	}
 	if (!nw && !nu)
 		return 0;
-	const unsigned qb = bit_len(top), ib = bit_len(nw > nu ? nw : nu);
-	if (bit_len(h->nlv) + qb + ib > 64)
+	const unsigned qb = gtr_bit_len(top), ib = gtr_bit_len(nw > nu ? nw : nu);
+	if (gtr_bit_len(h->nlv) + qb + ib > 64)
 		return FAIL(h, "more goroutines alive, or starts of one, than the join counts");
 	if (gtr_grow(&h->wk, &h->capwk, nw + 1, sizeof *h->wk) < 0 ||
 	    gtr_grow(&h->wt, &h->capwt, nw + 1, sizeof *h->wt) < 0 ||

@@ -24,4 +24,11 @@ int gtr_sort_order(const uint64_t *key, size_t n, uint32_t *order);
  * GTR_E_NOMEM (v unchanged). */
 int gtr_sort_u64(uint64_t *v, size_t n);
 
+/* The bits v needs: 0 for 0, else one more than its highest set bit's
+ * place (what a packed key's field of values up to v takes). */
+static inline unsigned gtr_bit_len(uint64_t v)
+{
+	return v ? 64u - (unsigned)__builtin_clzll(v) : 0;
+}
+
 #endif

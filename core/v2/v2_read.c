@@ -31,6 +31,7 @@
 
 #include "core/v2/v2.h"
 #include "core/v2/v2_order.h"
+#include "core/base/sort.h"
 #include "core/base/vec.h"
 
 typedef struct mcur {
@@ -139,18 +140,13 @@ static void heap_sort(sortitem *d, long a, long b)
 	}
 }
 
-static int bit_len(uint64_t x)
-{
-	return x ? 64 - __builtin_clzll(x) : 0;
-}
-
 static void break_patterns(sortitem *d, long a, long b)
 {
 	long length = b - a;
 	if (length < 8)
 		return;
 	uint64_t r = (uint64_t)length;
-	uint64_t modulus = 1ull << bit_len((uint64_t)length);
+	uint64_t modulus = 1ull << gtr_bit_len((uint64_t)length);
 	for (long idx = a + (length / 4) * 2 - 1; idx <= a + (length / 4) * 2 + 1; idx++) {
 		r ^= r << 13;
 		r ^= r >> 7;
@@ -320,7 +316,7 @@ static void pdqsort(sortitem *d, long a, long b, int limit)
 
 static void sort_items(sortitem *d, size_t n)
 {
-	pdqsort(d, 0, (long)n, bit_len(n));
+	pdqsort(d, 0, (long)n, (int)gtr_bit_len(n));
 }
 
 /* ---- the frontier: a binary min-heap on the next event's time, with
