@@ -326,7 +326,7 @@ int gtr_outfile_commit(gtr_outfile *f)
 		if (close(f->fd) < 0)
 			rc = -errno;
 		f->fd = -1;
-		unlock(f);
+		gtr_outfile_abort(f); /* nothing left to undo: it unlocks and frees */
 		return rc;
 	}
 	/* The old file's permissions and owner; a new one's as open(2) would give. */
