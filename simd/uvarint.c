@@ -1,8 +1,6 @@
 /* simd/uvarint.c: scalar reference kernels. */
 #include "uvarint.h"
 
-#include <string.h>
-
 ptrdiff_t gtr_uvarint_skip_scalar(const uint8_t *p, const uint8_t *end, size_t n)
 {
 	const uint8_t *q = p;
@@ -101,9 +99,7 @@ ptrdiff_t gtr_uvarint_decode32_lut_scalar(const uint8_t *p, const uint8_t *lim, 
 #define WORD_ENDS 1
 static inline unsigned word_ends(const uint8_t *q)
 {
-	uint64_t w;
-	memcpy(&w, q, sizeof w);
-	uint64_t t = (~w & UINT64_C(0x8080808080808080)) >> 7;
+	uint64_t t = gtr_uvarint_ends8(gtr_load64(q)) >> 7;
 	return (unsigned)((t * UINT64_C(0x0102040810204080)) >> 56);
 }
 #endif
@@ -130,11 +126,8 @@ size_t gtr_uvarint_count_scalar(const uint8_t *p, const uint8_t *end)
 {
 	size_t n = 0;
 #ifdef WORD_ENDS
-	for (; end - p >= 8; p += 8) {
-		uint64_t w;
-		memcpy(&w, p, sizeof w);
-		n += (size_t)__builtin_popcountll(~w & UINT64_C(0x8080808080808080));
-	}
+	for (; end - p >= 8; p += 8)
+		n += (size_t)__builtin_popcountll(gtr_uvarint_ends8(gtr_load64(p)));
 #endif
 	for (; p < end; p++)
 		n += *p < 0x80;
